@@ -1,0 +1,67 @@
+//! Generates Rust types for `llama.h` of the llama.cpp this library is built
+//! against, so `struct llama_sampler_i` and `llama_token_data_array` always
+//! match that version, and links `libllama`.
+//!
+//! Where llama.cpp is found (first that is set):
+//! - `LLAMA_CPP_INCLUDE_DIR`: folder(s) holding `llama.h` and the ggml
+//!   headers, as a path list (an installed llama.cpp: `$prefix/include`);
+//! - `LLAMA_CPP_SOURCE_DIR`: a llama.cpp checkout (`include/` and
+//!   `ggml/include/` are used);
+//! - `.deps/llama.cpp` beside this file (`scripts/fetch-llama-cpp.sh`).
+//!
+//! `LLAMA_CPP_LIB_DIR`, if set, is where `libllama` is linked from.
+
+use std::env;
+use std::path::PathBuf;
+
+fn include_dirs() -> Vec<PathBuf> {
+    if let Some(dirs) = env::var_os("LLAMA_CPP_INCLUDE_DIR") {
+        return env::split_paths(&dirs).collect();
+    }
+    let source = env::var_os("LLAMA_CPP_SOURCE_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"))
+                .join(".deps/llama.cpp")
+        });
+    vec![source.join("include"), source.join("ggml/include")]
+}
+
+fn main() {
+    for var in [
+        "LLAMA_CPP_INCLUDE_DIR",
+        "LLAMA_CPP_SOURCE_DIR",
+        "LLAMA_CPP_LIB_DIR",
+    ] {
+        println!("cargo:rerun-if-env-changed={var}");
+    }
+    let dirs = include_dirs();
+    let Some(header) = dirs.iter().map(|d| d.join("llama.h")).find(|h| h.is_file()) else {
+        panic!(
+            "llama.h not found in {dirs:?}.\n\
+             Set LLAMA_CPP_SOURCE_DIR to a llama.cpp checkout, or LLAMA_CPP_INCLUDE_DIR to the folder(s) \
+             holding llama.h and ggml.h, or run scripts/fetch-llama-cpp.sh for the pinned tree."
+        );
+    };
+
+    let bindings = bindgen::Builder::default()
+        .header(header.to_string_lossy())
+        .clang_args(dirs.iter().map(|d| format!("-I{}", d.display())))
+        .allowlist_type("llama_sampler_i|llama_sampler|llama_token_data|llama_token_data_array")
+        .allowlist_function("llama_sampler_init")
+        .parse_callbacks(Box::new(bindgen::CargoCallbacks::new()))
+        .generate()
+        .expect("bindgen could not parse llama.h");
+    let out = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR")).join("llama.rs");
+    bindings
+        .write_to_file(&out)
+        .expect("could not write the llama.h bindings");
+
+    if let Some(lib_dir) = env::var_os("LLAMA_CPP_LIB_DIR") {
+        println!(
+            "cargo:rustc-link-search=native={}",
+            PathBuf::from(lib_dir).display()
+        );
+    }
+    println!("cargo:rustc-link-lib=dylib=llama");
+}

@@ -1,0 +1,287 @@
+//! The eleven user parameters plus the seed, and the hygiene rules (SPEC
+//! §4.1) that turn any combination of them, hostile ones included, into a
+//! defined configuration or into "noop".
+
+/// `LLAMA_DEFAULT_SEED`: ask for a fresh random seed, as llama.cpp's `dist`
+/// and `xtc` samplers do.
+pub const DEFAULT_SEED: u32 = 0xFFFF_FFFF;
+
+/// Cap on diffusion passes. `n` passes behave like one pass of radius·√n, so
+/// 16 passes already equal a 4× wider kernel; more would only cost time.
+pub const MAX_STEPS: u32 = 16;
+
+/// Cap on the Gaussian radius, in ranks. At 64 the kernel reaches ±584 ranks
+/// (see [`crate::kernel`]); wider kernels would make each apply cost
+/// `medium × reach` without a meaningful difference in the result.
+pub const MAX_RADIUS: f64 = 64.0;
+
+/// Cap on the absorption rate. `exp(-1000)` is already far below every
+/// precision that reaches the output; the cap keeps the arithmetic finite.
+pub const MAX_ABSORPTION: f64 = 1000.0;
+
+/// Cap on the absorption history, in tokens. The ring buffer grows as tokens
+/// are accepted and never beyond this, whatever `absorption_last_n` says.
+pub const HISTORY_CAPACITY: usize = 65_536;
+
+/// Parameters exactly as the C API takes them (SPEC §2 and §3). Any value is
+/// accepted; [`crate::Scatter::new`] applies the documented clamps.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Params {
+    /// Size of the medium: how many of the best finite candidates take part.
+    pub k: i32,
+    /// Blend between the direct (0) and the scattered (1) distribution.
+    pub strength: f32,
+    /// Gaussian radius in rank units.
+    pub radius: f32,
+    /// Number of diffusion passes.
+    pub steps: i32,
+    /// Entropy-feedback strength (SPEC §4.4).
+    pub adaptive: bool,
+    /// Lower clamp of the adaptive strength.
+    pub strength_min: f32,
+    /// Upper clamp of the adaptive strength.
+    pub strength_max: f32,
+    /// Normalised entropy at which adaptive mode uses `strength`.
+    pub entropy_target: f32,
+    /// Repeated-token damping rate (SPEC §4.5).
+    pub absorption: f32,
+    /// How many accepted tokens absorption looks back over.
+    pub absorption_last_n: i32,
+    /// Per-token probability that scattering happens (SPEC §4.2).
+    pub collision: f32,
+    /// Seed of the collision gate; [`DEFAULT_SEED`] picks a random one.
+    pub seed: u32,
+}
+
+impl Default for Params {
+    /// The SPEC §2 defaults, under which scatter is a noop.
+    fn default() -> Self {
+        Self {
+            k: 64,
+            strength: 0.0,
+            radius: 2.5,
+            steps: 1,
+            adaptive: false,
+            strength_min: 0.02,
+            strength_max: 0.30,
+            entropy_target: 0.55,
+            absorption: 0.0,
+            absorption_last_n: 64,
+            collision: 1.0,
+            seed: DEFAULT_SEED,
+        }
+    }
+}
+
+impl Params {
+    /// The fixed diffusion mode of `llama_sampler_init_scatter`: every other
+    /// parameter at its default.
+    pub fn fixed(k: i32, strength: f32, radius: f32, steps: i32) -> Self {
+        Self {
+            k,
+            strength,
+            radius,
+            steps,
+            ..Self::default()
+        }
+    }
+}
+
+/// Adaptive-strength curve, already clamped and ordered (`min <= max`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Adaptive {
+    pub min: f64,
+    pub max: f64,
+    pub target: f64,
+}
+
+/// Absorption settings of an enabled absorption.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Absorption {
+    pub rate: f64,
+    pub window: usize,
+}
+
+/// Sanitised parameters of an active sampler.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Config {
+    pub k: usize,
+    pub strength: f64,
+    pub radius: f64,
+    pub steps: u32,
+    pub adaptive: Option<Adaptive>,
+    pub absorption: Option<Absorption>,
+    /// `None` when `collision >= 1`: the gate always fires and draws nothing.
+    pub collision: Option<f64>,
+    pub seed: u32,
+}
+
+/// `x` clamped to [0, 1], with NaN replaced by `nan_as`.
+fn unit(x: f32, nan_as: f32) -> f64 {
+    f64::from(if x.is_nan() {
+        nan_as
+    } else {
+        x.clamp(0.0, 1.0)
+    })
+}
+
+impl Params {
+    /// Applies SPEC §4.1: `None` means the sampler is a noop. NaN never
+    /// counts as "> 0", so a NaN strength, radius or collision cannot
+    /// activate anything.
+    pub(crate) fn config(&self) -> Option<Config> {
+        let defaults = Self::default();
+        let strength = unit(self.strength, 0.0);
+        let absorption_rate = if self.absorption > 0.0 {
+            f64::from(self.absorption).min(MAX_ABSORPTION)
+        } else {
+            0.0
+        };
+        let absorption =
+            (absorption_rate > 0.0 && self.absorption_last_n > 0).then(|| Absorption {
+                rate: absorption_rate,
+                window: (self.absorption_last_n as usize).min(HISTORY_CAPACITY),
+            });
+        let wants_effect = strength > 0.0 || self.adaptive || absorption.is_some();
+        let well_formed = self.k > 1 && self.radius > 0.0 && self.steps > 0 && self.collision > 0.0;
+        if !(wants_effect && well_formed) {
+            return None;
+        }
+        let mut min = unit(self.strength_min, defaults.strength_min);
+        let mut max = unit(self.strength_max, defaults.strength_max);
+        if min > max {
+            std::mem::swap(&mut min, &mut max);
+        }
+        let adaptive = self.adaptive.then(|| Adaptive {
+            min,
+            max,
+            target: unit(self.entropy_target, defaults.entropy_target),
+        });
+        Some(Config {
+            k: self.k as usize,
+            strength,
+            radius: f64::from(self.radius).min(MAX_RADIUS),
+            steps: (self.steps as u32).min(MAX_STEPS),
+            adaptive,
+            absorption,
+            collision: (self.collision < 1.0).then_some(f64::from(self.collision)),
+            seed: self.seed,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn active(p: Params) -> bool {
+        p.config().is_some()
+    }
+
+    #[test]
+    fn defaults_are_a_noop() {
+        assert!(!active(Params::default()));
+    }
+
+    #[test]
+    fn any_effect_activates_only_a_well_formed_sampler() {
+        let on = Params::fixed(64, 0.2, 2.5, 1);
+        assert!(active(on));
+        assert!(active(Params {
+            strength: 0.0,
+            adaptive: true,
+            ..on
+        }));
+        assert!(active(Params {
+            strength: 0.0,
+            absorption: 0.1,
+            ..on
+        }));
+        assert!(!active(Params {
+            strength: 0.0,
+            absorption: 0.1,
+            absorption_last_n: 0,
+            ..on
+        }));
+        assert!(!active(Params {
+            strength: 0.0,
+            absorption: -1.0,
+            ..on
+        }));
+        for broken in [
+            Params { k: 1, ..on },
+            Params { k: i32::MIN, ..on },
+            Params { radius: 0.0, ..on },
+            Params {
+                radius: f32::NAN,
+                ..on
+            },
+            Params { steps: 0, ..on },
+            Params {
+                collision: 0.0,
+                ..on
+            },
+            Params {
+                collision: f32::NAN,
+                ..on
+            },
+            Params {
+                strength: f32::NAN,
+                ..on
+            },
+            Params {
+                strength: -0.5,
+                ..on
+            },
+        ] {
+            assert!(!active(broken), "{broken:?} must be a noop");
+        }
+    }
+
+    #[test]
+    fn clamps_and_defaults_follow_the_spec() {
+        let c = Params {
+            strength: 7.0,
+            strength_min: 0.9,
+            strength_max: f32::NAN,
+            entropy_target: f32::INFINITY,
+            adaptive: true,
+            radius: f32::INFINITY,
+            steps: i32::MAX,
+            collision: 3.0,
+            absorption: f32::INFINITY,
+            absorption_last_n: i32::MAX,
+            ..Params::default()
+        }
+        .config()
+        .unwrap();
+        assert_eq!(c.strength, 1.0);
+        let a = c.adaptive.unwrap();
+        // NaN max takes its default 0.30, then min 0.9 > max: swapped.
+        assert_eq!((a.min, a.max), (f64::from(0.30f32), f64::from(0.9f32)));
+        assert_eq!(a.target, 1.0);
+        assert_eq!(c.radius, MAX_RADIUS);
+        assert_eq!(c.steps, MAX_STEPS);
+        assert_eq!(c.collision, None);
+        let ab = c.absorption.unwrap();
+        assert_eq!((ab.rate, ab.window), (MAX_ABSORPTION, HISTORY_CAPACITY));
+    }
+
+    #[test]
+    fn nan_curve_parameters_take_their_defaults() {
+        let c = Params {
+            adaptive: true,
+            strength_min: f32::NAN,
+            strength_max: f32::NAN,
+            entropy_target: f32::NAN,
+            ..Params::default()
+        }
+        .config()
+        .unwrap();
+        let d = Params::default();
+        let a = c.adaptive.unwrap();
+        assert_eq!(a.min, f64::from(d.strength_min));
+        assert_eq!(a.max, f64::from(d.strength_max));
+        assert_eq!(a.target, f64::from(d.entropy_target));
+    }
+}

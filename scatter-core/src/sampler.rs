@@ -1,0 +1,216 @@
+//! The sampler: state kept between applies and the apply pipeline of SPEC §4.
+
+use crate::gate::CollisionGate;
+use crate::history::History;
+use crate::kernel::RankKernel;
+use crate::medium::{self, Entry};
+use crate::params::{Config, Params};
+use crate::strength::{adaptive_strength, normalized_entropy};
+use crate::TokenData;
+use std::ffi::CStr;
+
+/// Floor for write-back: `logit = ln(max(p, ε))`. Probabilities below it
+/// are sampled as ε (a logit of about −23) instead of as `ln 0 = -inf`.
+pub const EPSILON: f64 = 1e-10;
+
+/// What [`Scatter::apply`] did to the candidates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Not a single byte was written: noop sampler, gate did not fire, fewer
+    /// than two finite candidates, or a forced (`+inf`) token.
+    Untouched,
+    /// `candidates[..size]` now hold the medium, sorted by logit descending,
+    /// with `p` filled in; the caller truncates its array to `size`, marks it
+    /// sorted and clears any selection.
+    Rewritten {
+        /// Number of candidates kept: `min(k, finite candidates)`.
+        size: usize,
+    },
+}
+
+/// A scatter sampler: parameters, collision-gate RNG, absorption history
+/// and scratch buffers. `Clone` gives an independent sampler that continues
+/// from the same state (same history, same RNG position).
+#[derive(Clone, Debug)]
+pub struct Scatter {
+    /// `None`: a noop sampler (SPEC §4.1).
+    active: Option<Active>,
+}
+
+#[derive(Clone, Debug)]
+struct Active {
+    config: Config,
+    kernel: RankKernel,
+    gate: CollisionGate,
+    history: History,
+    scratch: Scratch,
+}
+
+/// Buffers reused across applies, so that apply allocates only while the
+/// medium is larger than any seen before.
+#[derive(Clone, Debug, Default)]
+struct Scratch {
+    medium: Vec<Entry>,
+    ids: Vec<i32>,
+    p: Vec<f64>,
+    q: Vec<f64>,
+    q_next: Vec<f64>,
+    order: Vec<usize>,
+}
+
+impl Scatter {
+    /// Builds a sampler from raw parameters, applying the SPEC §4.1 clamps;
+    /// parameters that ask for no effect give a noop sampler.
+    pub fn new(params: &Params) -> Self {
+        let active = params.config().map(|config| Active {
+            kernel: RankKernel::new(config.radius),
+            gate: CollisionGate::new(config.collision, config.seed),
+            history: History::new(config.absorption.map_or(0, |a| a.window)),
+            scratch: Scratch::default(),
+            config,
+        });
+        Self { active }
+    }
+
+    /// False for the noop sampler, whose `apply` never touches its input.
+    pub fn is_active(&self) -> bool {
+        self.active.is_some()
+    }
+
+    /// `"scatter"`, or `"?scatter"` for the noop sampler (llama.cpp's naming
+    /// for disabled samplers, like `?xtc`). A C string, because llama.cpp
+    /// reads it through the sampler vtable.
+    pub fn name(&self) -> &'static CStr {
+        if self.is_active() {
+            c"scatter"
+        } else {
+            c"?scatter"
+        }
+    }
+
+    /// Records an accepted token in the absorption history, whether or not
+    /// the gate fired on the step that produced it.
+    pub fn accept(&mut self, token: i32) {
+        if let Some(a) = &mut self.active {
+            a.history.accept(token);
+        }
+    }
+
+    /// Clears the history and restarts the gate's RNG from the seed.
+    pub fn reset(&mut self) {
+        if let Some(a) = &mut self.active {
+            a.history.clear();
+            a.gate.reset();
+        }
+    }
+
+    /// Scatters `candidates` in place (SPEC §4.2–4.6). See [`Outcome`] for
+    /// what the caller must do with the array afterwards.
+    pub fn apply(&mut self, candidates: &mut [TokenData]) -> Outcome {
+        match &mut self.active {
+            Some(a) => {
+                if a.gate.fires() {
+                    a.scatter(candidates)
+                } else {
+                    Outcome::Untouched
+                }
+            }
+            None => Outcome::Untouched,
+        }
+    }
+}
+
+impl Active {
+    fn scatter(&mut self, candidates: &mut [TokenData]) -> Outcome {
+        let s = &mut self.scratch;
+        if medium::select(candidates, self.config.k, &mut s.medium).is_err() || s.medium.len() < 2 {
+            return Outcome::Untouched;
+        }
+        let m = s.medium.len();
+        s.ids.clear();
+        s.ids.extend(s.medium.iter().map(|e| candidates[e.pos].id));
+        softmax(&s.medium, &mut s.p);
+
+        let strength = match &self.config.adaptive {
+            Some(curve) => adaptive_strength(normalized_entropy(&s.p), self.config.strength, curve),
+            None => self.config.strength,
+        };
+        if strength > 0.0 {
+            s.q.clear();
+            s.q.extend_from_slice(&s.p);
+            s.q_next.resize(m, 0.0);
+            for _ in 0..self.config.steps {
+                self.kernel.diffuse(&s.q, &mut s.q_next);
+                std::mem::swap(&mut s.q, &mut s.q_next);
+            }
+            for (p, q) in s.p.iter_mut().zip(&s.q) {
+                *p = (1.0 - strength) * *p + strength * q;
+            }
+        }
+        enforce_non_increasing(&mut s.p);
+        normalize(&mut s.p);
+
+        s.order.clear();
+        s.order.extend(0..m);
+        if let Some(absorption) = &self.config.absorption {
+            if absorb(&mut s.p, &s.ids, &self.history, absorption.rate) {
+                let p = &s.p;
+                // (p desc, rank asc) is a total order, so this unstable sort
+                // acts as a stable one: unrepeated tokens keep their order.
+                s.order
+                    .sort_unstable_by(|&a, &b| p[b].total_cmp(&p[a]).then(a.cmp(&b)));
+            }
+        }
+
+        for (slot, &rank) in candidates.iter_mut().zip(&s.order) {
+            let p = s.p[rank];
+            *slot = TokenData {
+                id: s.ids[rank],
+                logit: p.max(EPSILON).ln() as f32,
+                p: p as f32,
+            };
+        }
+        Outcome::Rewritten { size: m }
+    }
+}
+
+/// Softmax over the medium, in f64 (the medium is sorted, so its first
+/// logit is the maximum).
+fn softmax(medium: &[Entry], p: &mut Vec<f64>) {
+    let max = f64::from(medium[0].logit);
+    p.clear();
+    p.extend(medium.iter().map(|e| (f64::from(e.logit) - max).exp()));
+    normalize(p);
+}
+
+fn normalize(p: &mut [f64]) {
+    let sum: f64 = p.iter().sum();
+    p.iter_mut().for_each(|x| *x /= sum);
+}
+
+/// In exact arithmetic a row-normalised Gaussian kernel maps a
+/// non-increasing sequence to a non-increasing one (the kernel is totally
+/// positive, truncated or not). Rounding can break that by an ulp; this
+/// restores it, so order stability holds exactly. Every later step (division
+/// by a positive sum, `ln`, rounding to f32) is monotone.
+fn enforce_non_increasing(p: &mut [f64]) {
+    for i in 1..p.len() {
+        p[i] = p[i].min(p[i - 1]);
+    }
+}
+
+/// `p_i ← p_i·exp(−rate·c_i)`, renormalised; computed in the log domain so
+/// that no rate or count can turn the whole medium into 0/0. Returns
+/// whether any token of the medium was repeated.
+fn absorb(p: &mut [f64], ids: &[i32], history: &History, rate: f64) -> bool {
+    if history.is_empty() || !ids.iter().any(|&id| history.count(id) > 0) {
+        return false;
+    }
+    for (x, &id) in p.iter_mut().zip(ids) {
+        *x = x.ln() - rate * f64::from(history.count(id));
+    }
+    let max = p.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    p.iter_mut().for_each(|x| *x = (*x - max).exp());
+    normalize(p);
+    true
+}

@@ -1,0 +1,7 @@
+//! Everything that touches llama.cpp's C types.
+
+mod bindings;
+#[macro_use]
+mod guard;
+pub mod init;
+mod vtable;

@@ -1,0 +1,139 @@
+//! The one `llama_sampler_i` shared by every scatter sampler (llama.cpp
+//! compares iface pointers, e.g. in `llama_sampler_copy`), and its callbacks.
+//!
+//! Ownership: the sampler's `ctx` is a `Box<Scatter>` made here and released
+//! by `free`; the `llama_sampler` shell belongs to llama.cpp, which deletes
+//! it after calling `free`.
+
+use super::bindings::{
+    llama_sampler, llama_sampler_i, llama_sampler_init, llama_token, llama_token_data,
+    llama_token_data_array,
+};
+use scatter_core::{Outcome, Scatter, TokenData};
+use std::ffi::{c_char, c_void};
+use std::mem::{align_of, offset_of, size_of};
+use std::ptr;
+
+// A candidate array is viewed as `&mut [TokenData]` without copying.
+const _: () = {
+    assert!(size_of::<TokenData>() == size_of::<llama_token_data>());
+    assert!(align_of::<TokenData>() == align_of::<llama_token_data>());
+    assert!(offset_of!(TokenData, id) == offset_of!(llama_token_data, id));
+    assert!(offset_of!(TokenData, logit) == offset_of!(llama_token_data, logit));
+    assert!(offset_of!(TokenData, p) == offset_of!(llama_token_data, p));
+};
+
+// Newer llama.h versions add backend-sampling hooks and `copy_state` after
+// `free`; left NULL (zeroed) they make llama.cpp sample on the CPU and copy
+// through `clone`. With older headers there is nothing left to zero.
+#[allow(clippy::needless_update)]
+static SCATTER_I: llama_sampler_i = llama_sampler_i {
+    name: Some(name),
+    accept: Some(accept),
+    apply: Some(apply),
+    reset: Some(reset),
+    clone: Some(clone),
+    free: Some(free),
+    // SAFETY: every remaining member is an optional function pointer, for
+    // which all-zero bytes are `None`.
+    ..unsafe { std::mem::zeroed() }
+};
+
+/// Wraps a sampler state into a llama.cpp sampler (NULL if llama.cpp
+/// returns NULL, in which case the state is released here).
+pub(crate) fn new_sampler(state: Scatter) -> *mut llama_sampler {
+    let ctx = Box::into_raw(Box::new(state)).cast::<c_void>();
+    // SAFETY: the iface is a static that llama.cpp only reads; ctx is a
+    // valid, uniquely owned Box that `free` releases.
+    let smpl = unsafe { llama_sampler_init(ptr::addr_of!(SCATTER_I) as _, ctx) };
+    if smpl.is_null() {
+        // SAFETY: llama.cpp did not take ctx, so it is still ours.
+        drop(unsafe { Box::from_raw(ctx.cast::<Scatter>()) });
+    }
+    smpl
+}
+
+/// The state behind `smpl`, or `None` for a NULL sampler or context.
+///
+/// SAFETY: `smpl` is NULL or a live sampler made by `new_sampler`.
+unsafe fn state<'a>(smpl: *const llama_sampler) -> Option<&'a Scatter> {
+    let smpl = unsafe { smpl.as_ref() }?;
+    unsafe { smpl.ctx.cast::<Scatter>().as_ref() }
+}
+
+/// Mutable form of [`state`].
+///
+/// SAFETY: as for [`state`], and nothing else uses the sampler meanwhile
+/// (llama.cpp samplers are used from one thread at a time).
+unsafe fn state_mut<'a>(smpl: *mut llama_sampler) -> Option<&'a mut Scatter> {
+    let smpl = unsafe { smpl.as_ref() }?;
+    unsafe { smpl.ctx.cast::<Scatter>().as_mut() }
+}
+
+unsafe extern "C" fn name(smpl: *const llama_sampler) -> *const c_char {
+    ffi_guard!(ptr::null(), {
+        // A NULL state is reported as the noop sampler it behaves like.
+        match unsafe { state(smpl) } {
+            Some(s) => s.name().as_ptr(),
+            None => c"?scatter".as_ptr(),
+        }
+    })
+}
+
+unsafe extern "C" fn accept(smpl: *mut llama_sampler, token: llama_token) {
+    ffi_guard!((), {
+        if let Some(s) = unsafe { state_mut(smpl) } {
+            s.accept(token);
+        }
+    })
+}
+
+unsafe extern "C" fn apply(smpl: *mut llama_sampler, cur_p: *mut llama_token_data_array) {
+    ffi_guard!((), {
+        let (Some(s), Some(arr)) = (unsafe { state_mut(smpl) }, unsafe { cur_p.as_mut() }) else {
+            return;
+        };
+        let candidates: &mut [TokenData] = if arr.data.is_null() || arr.size == 0 {
+            &mut []
+        } else {
+            // SAFETY: llama.cpp's contract: data points to size candidates,
+            // and TokenData has llama_token_data's layout (checked above).
+            unsafe { std::slice::from_raw_parts_mut(arr.data.cast::<TokenData>(), arr.size) }
+        };
+        if let Outcome::Rewritten { size } = s.apply(candidates) {
+            arr.size = size;
+            arr.sorted = true;
+            arr.selected = -1;
+        }
+    })
+}
+
+unsafe extern "C" fn reset(smpl: *mut llama_sampler) {
+    ffi_guard!((), {
+        if let Some(s) = unsafe { state_mut(smpl) } {
+            s.reset();
+        }
+    })
+}
+
+unsafe extern "C" fn clone(smpl: *const llama_sampler) -> *mut llama_sampler {
+    ffi_guard!(ptr::null_mut(), {
+        match unsafe { state(smpl) } {
+            Some(s) => new_sampler(s.clone()),
+            None => ptr::null_mut(),
+        }
+    })
+}
+
+unsafe extern "C" fn free(smpl: *mut llama_sampler) {
+    ffi_guard!((), {
+        if let Some(smpl) = unsafe { smpl.as_mut() } {
+            let ctx = std::mem::replace(&mut smpl.ctx, ptr::null_mut());
+            if !ctx.is_null() {
+                // SAFETY: ctx came from Box::into_raw in new_sampler and is
+                // released exactly once (the pointer is cleared above).
+                drop(unsafe { Box::from_raw(ctx.cast::<Scatter>()) });
+            }
+        }
+    })
+}

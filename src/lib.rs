@@ -1,0 +1,10 @@
+//! C ABI of the scatter sampler for llama.cpp: `llama_sampler_init_scatter`
+//! and `llama_sampler_init_scatter_ext` (header `include/llama-scatter.h`).
+//!
+//! The math lives in the safe crate `scatter_core`; this crate is the thin
+//! boundary to llama.cpp and the only place with `unsafe`. Every entry point
+//! checks its pointers and catches panics, so none crosses into C.
+
+mod ffi;
+
+pub use ffi::init::{llama_sampler_init_scatter, llama_sampler_init_scatter_ext};
