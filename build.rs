@@ -64,4 +64,11 @@ fn main() {
         );
     }
     println!("cargo:rustc-link-lib=dylib=llama");
+
+    // The shared library is versioned like other C libraries: the soname
+    // carries the major version, and $ORIGIN lets it find the libllama
+    // installed beside it.
+    let major = env::var("CARGO_PKG_VERSION_MAJOR").expect("cargo sets the version");
+    println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libllama_scatter.so.{major}");
+    println!("cargo:rustc-cdylib-link-arg=-Wl,-rpath,$ORIGIN");
 }

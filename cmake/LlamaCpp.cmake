@@ -1,6 +1,17 @@
 # Adds the llama.cpp tree the library is built against, with only what we
 # need: libllama and ggml as shared libraries (the way users' llama.cpp
 # builds ship them). No common/, tools, server, tests or examples of its own.
+#
+# A parent project that already has a `llama` target (it added llama.cpp
+# itself, then added us with add_subdirectory) keeps its own: we only need
+# the source tree for the headers bindgen reads.
+if(TARGET llama)
+    get_target_property(_llama_src llama SOURCE_DIR)
+    get_filename_component(_llama_root "${_llama_src}/.." ABSOLUTE)
+    set(LLAMA_CPP_SOURCE_DIR "${_llama_root}" CACHE PATH "llama.cpp source tree to build against")
+    return()
+endif()
+
 set(LLAMA_CPP_SOURCE_DIR "${PROJECT_SOURCE_DIR}/.deps/llama.cpp" CACHE PATH
     "llama.cpp source tree to build against (default: the pinned tree fetched by scripts/fetch-llama-cpp.sh)")
 

@@ -32,8 +32,9 @@ pub(crate) fn select(cands: &[TokenData], k: usize, medium: &mut Vec<Entry>) -> 
     for (pos, c) in cands.iter().enumerate() {
         let logit = c.logit;
         if medium.len() == k {
-            // Also rejects NaN and -inf; a later equal logit loses the tie.
-            if !(logit > medium[0].logit) {
+            // Only a strictly greater logit gets in: this also rejects NaN
+            // and -inf, and a later equal logit loses the tie.
+            if logit.partial_cmp(&medium[0].logit) != Some(Ordering::Greater) {
                 continue;
             }
         }

@@ -1,0 +1,12 @@
+// The header compiles as C++11 with every warning an error.
+#include "llama-scatter.h"
+
+int main() {
+    llama_sampler * s = llama_sampler_init_scatter(64, 0.18f, 2.5f, 1);
+    llama_sampler * e = llama_sampler_init_scatter_ext(64, 0.14f, 2.5f, 1, true, 0.02f, 0.30f, 0.55f, 0.0f, 64,
+                                                       1.0f, LLAMA_DEFAULT_SEED);
+    const bool ok = s != nullptr && e != nullptr;
+    llama_sampler_free(s);
+    llama_sampler_free(e);
+    return ok ? 0 : 1;
+}

@@ -1,0 +1,32 @@
+# cmake --install: header, shared and static library, CMake package
+# `llama_scatter` (targets llama_scatter::llama_scatter and
+# llama_scatter::llama_scatter_static) and pkg-config `llama-scatter`.
+# llama.cpp's own install rules put libllama, ggml and their packages into
+# the same prefix, so the prefix is self-contained.
+include(CMakePackageConfigHelpers)
+
+set(_cmake_dir "${CMAKE_INSTALL_LIBDIR}/cmake/llama_scatter")
+
+install(FILES "${PROJECT_SOURCE_DIR}/include/llama-scatter.h" DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
+install(FILES
+    "${LLAMA_SCATTER_SHARED}"
+    "${PROJECT_BINARY_DIR}/lib/${LLAMA_SCATTER_SONAME}"
+    "${PROJECT_BINARY_DIR}/lib/libllama_scatter.so"
+    "${LLAMA_SCATTER_STATIC}"
+    DESTINATION "${CMAKE_INSTALL_LIBDIR}")
+
+configure_package_config_file(
+    "${PROJECT_SOURCE_DIR}/cmake/llama_scatterConfig.cmake.in"
+    "${PROJECT_BINARY_DIR}/llama_scatterConfig.cmake"
+    INSTALL_DESTINATION "${_cmake_dir}"
+    PATH_VARS CMAKE_INSTALL_INCLUDEDIR CMAKE_INSTALL_LIBDIR)
+write_basic_package_version_file(
+    "${PROJECT_BINARY_DIR}/llama_scatterConfigVersion.cmake"
+    COMPATIBILITY SameMinorVersion)
+install(FILES
+    "${PROJECT_BINARY_DIR}/llama_scatterConfig.cmake"
+    "${PROJECT_BINARY_DIR}/llama_scatterConfigVersion.cmake"
+    DESTINATION "${_cmake_dir}")
+
+configure_file("${PROJECT_SOURCE_DIR}/cmake/llama-scatter.pc.in" "${PROJECT_BINARY_DIR}/llama-scatter.pc" @ONLY)
+install(FILES "${PROJECT_BINARY_DIR}/llama-scatter.pc" DESTINATION "${CMAKE_INSTALL_LIBDIR}/pkgconfig")

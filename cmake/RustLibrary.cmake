@@ -1,0 +1,68 @@
+# Builds the Rust library with cargo against the llama.cpp target `llama`
+# and exposes it as two imported targets:
+#   llama_scatter::llama_scatter         shared (libllama_scatter.so)
+#   llama_scatter::llama_scatter_static  static (libllama_scatter.a)
+# The build tree mirrors an install tree: lib/ holds the versioned shared
+# library with its soname and dev symlinks.
+find_program(CARGO_EXECUTABLE cargo HINTS "$ENV{HOME}/.cargo/bin" REQUIRED)
+
+set(LLAMA_SCATTER_CARGO_TARGET_DIR "${PROJECT_BINARY_DIR}/cargo")
+set(_cargo_out "${LLAMA_SCATTER_CARGO_TARGET_DIR}/release")
+set(_lib_dir "${PROJECT_BINARY_DIR}/lib")
+set(LLAMA_SCATTER_SONAME "libllama_scatter.so.${PROJECT_VERSION_MAJOR}")
+set(LLAMA_SCATTER_SHARED_FILE "libllama_scatter.so.${PROJECT_VERSION}")
+set(LLAMA_SCATTER_SHARED "${_lib_dir}/${LLAMA_SCATTER_SHARED_FILE}")
+set(LLAMA_SCATTER_STATIC "${_lib_dir}/libllama_scatter.a")
+
+# Environment every cargo invocation of this build uses (build, test, lint).
+set(LLAMA_SCATTER_CARGO_ENV
+    "LLAMA_CPP_SOURCE_DIR=${LLAMA_CPP_SOURCE_DIR}"
+    "LLAMA_CPP_LIB_DIR=$<TARGET_FILE_DIR:llama>"
+    "CARGO_TARGET_DIR=${LLAMA_SCATTER_CARGO_TARGET_DIR}")
+
+file(GLOB_RECURSE _rust_sources CONFIGURE_DEPENDS
+    "${PROJECT_SOURCE_DIR}/src/*.rs"
+    "${PROJECT_SOURCE_DIR}/scatter-core/src/*.rs")
+list(APPEND _rust_sources
+    "${PROJECT_SOURCE_DIR}/Cargo.toml" "${PROJECT_SOURCE_DIR}/Cargo.lock"
+    "${PROJECT_SOURCE_DIR}/scatter-core/Cargo.toml" "${PROJECT_SOURCE_DIR}/build.rs")
+
+add_custom_command(
+    OUTPUT "${LLAMA_SCATTER_SHARED}" "${LLAMA_SCATTER_STATIC}"
+    COMMAND ${CMAKE_COMMAND} -E env ${LLAMA_SCATTER_CARGO_ENV}
+            "${CARGO_EXECUTABLE}" build --release --locked -p llama-scatter
+            --manifest-path "${PROJECT_SOURCE_DIR}/Cargo.toml"
+    COMMAND ${CMAKE_COMMAND} -E make_directory "${_lib_dir}"
+    COMMAND ${CMAKE_COMMAND} -E copy "${_cargo_out}/libllama_scatter.so" "${LLAMA_SCATTER_SHARED}"
+    COMMAND ${CMAKE_COMMAND} -E copy "${_cargo_out}/libllama_scatter.a" "${LLAMA_SCATTER_STATIC}"
+    COMMAND ${CMAKE_COMMAND} -E create_symlink "${LLAMA_SCATTER_SHARED_FILE}" "${_lib_dir}/${LLAMA_SCATTER_SONAME}"
+    COMMAND ${CMAKE_COMMAND} -E create_symlink "${LLAMA_SCATTER_SONAME}" "${_lib_dir}/libllama_scatter.so"
+    DEPENDS ${_rust_sources} llama "$<TARGET_FILE:llama>"
+    WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}"
+    COMMENT "Building the Rust library llama_scatter with cargo"
+    USES_TERMINAL)
+add_custom_target(llama_scatter_cargo ALL
+    DEPENDS "${LLAMA_SCATTER_SHARED}" "${LLAMA_SCATTER_STATIC}")
+
+find_package(Threads REQUIRED)
+
+add_library(llama_scatter SHARED IMPORTED GLOBAL)
+set_target_properties(llama_scatter PROPERTIES
+    IMPORTED_LOCATION "${LLAMA_SCATTER_SHARED}"
+    IMPORTED_SONAME "${LLAMA_SCATTER_SONAME}"
+    INTERFACE_INCLUDE_DIRECTORIES "${PROJECT_SOURCE_DIR}/include"
+    INTERFACE_LINK_LIBRARIES llama)
+add_dependencies(llama_scatter llama_scatter_cargo)
+add_library(llama_scatter::llama_scatter ALIAS llama_scatter)
+
+# A Rust staticlib carries the Rust standard library, which needs these
+# system libraries (cargo's "native-static-libs" list on Linux).
+set(LLAMA_SCATTER_STATIC_SYSTEM_LIBS "Threads::Threads;${CMAKE_DL_LIBS};m;gcc_s;util;rt")
+set(LLAMA_SCATTER_STATIC_SYSTEM_LIBS_PC "-lpthread -ldl -lm -lgcc_s -lutil -lrt")
+add_library(llama_scatter_static STATIC IMPORTED GLOBAL)
+set_target_properties(llama_scatter_static PROPERTIES
+    IMPORTED_LOCATION "${LLAMA_SCATTER_STATIC}"
+    INTERFACE_INCLUDE_DIRECTORIES "${PROJECT_SOURCE_DIR}/include"
+    INTERFACE_LINK_LIBRARIES "llama;${LLAMA_SCATTER_STATIC_SYSTEM_LIBS}")
+add_dependencies(llama_scatter_static llama_scatter_cargo)
+add_library(llama_scatter::llama_scatter_static ALIAS llama_scatter_static)

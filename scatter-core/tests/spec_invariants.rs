@@ -1,0 +1,342 @@
+//! SPEC §5 invariants of the core, checked against an independent dense
+//! float64 implementation of the SPEC §4 formulas on random inputs.
+
+use proptest::prelude::*;
+use scatter_core::{Outcome, Params, Scatter, TokenData, EPSILON};
+
+fn candidates(logits: &[f32]) -> Vec<TokenData> {
+    logits
+        .iter()
+        .enumerate()
+        .map(|(i, &logit)| TokenData {
+            id: 1000 + i as i32,
+            logit,
+            p: -1.0,
+        })
+        .collect()
+}
+
+/// The SPEC, written out the straightforward way: full sort, dense kernel,
+/// explicit matrix passes, no caps other than the documented ones.
+fn reference(cands: &[TokenData], p: &Params, history: &[i32]) -> Vec<(i32, f64)> {
+    let mut medium: Vec<TokenData> = cands
+        .iter()
+        .copied()
+        .filter(|c| c.logit.is_finite())
+        .collect();
+    medium.sort_by(|a, b| b.logit.partial_cmp(&a.logit).unwrap());
+    medium.truncate(p.k as usize);
+    let m = medium.len();
+    let max = f64::from(medium[0].logit);
+    let e: Vec<f64> = medium
+        .iter()
+        .map(|c| (f64::from(c.logit) - max).exp())
+        .collect();
+    let z: f64 = e.iter().sum();
+    let probs: Vec<f64> = e.iter().map(|x| x / z).collect();
+
+    let clamp01 = |x: f32| f64::from(x).clamp(0.0, 1.0);
+    let strength = clamp01(p.strength);
+    let s = if p.adaptive {
+        let (mut lo, mut hi) = (clamp01(p.strength_min), clamp01(p.strength_max));
+        if lo > hi {
+            std::mem::swap(&mut lo, &mut hi);
+        }
+        let t = clamp01(p.entropy_target);
+        let h = -probs
+            .iter()
+            .filter(|&&x| x > 0.0)
+            .map(|x| x * x.ln())
+            .sum::<f64>()
+            / (m as f64).ln();
+        let s = if h < t {
+            hi + (strength - hi) * h / t
+        } else if h > t {
+            strength + (lo - strength) * (h - t) / (1.0 - t)
+        } else {
+            strength
+        };
+        s.clamp(lo, hi)
+    } else {
+        strength
+    };
+
+    let r = f64::from(p.radius);
+    let kern = |i: usize, j: usize| (-((i as f64 - j as f64).powi(2)) / (2.0 * r * r)).exp();
+    let mut q = probs.clone();
+    for _ in 0..p.steps {
+        q = (0..m)
+            .map(|i| {
+                let row: f64 = (0..m).map(|j| kern(i, j)).sum();
+                (0..m).map(|j| kern(i, j) * q[j]).sum::<f64>() / row
+            })
+            .collect();
+    }
+    let blended: Vec<f64> = probs
+        .iter()
+        .zip(&q)
+        .map(|(a, b)| (1.0 - s) * a + s * b)
+        .collect();
+    let z: f64 = blended.iter().sum();
+    let mut out: Vec<(i32, f64)> = medium
+        .iter()
+        .zip(&blended)
+        .map(|(c, x)| (c.id, x / z))
+        .collect();
+
+    if p.absorption > 0.0 && p.absorption_last_n > 0 {
+        let window = &history[history.len().saturating_sub(p.absorption_last_n as usize)..];
+        for (id, x) in &mut out {
+            let c = window.iter().filter(|&&t| t == *id).count() as f64;
+            *x *= (-f64::from(p.absorption) * c).exp();
+        }
+        let z: f64 = out.iter().map(|(_, x)| x).sum();
+        out.iter_mut().for_each(|(_, x)| *x /= z);
+        out.sort_by(|a, b| b.1.partial_cmp(&a.1).unwrap());
+    }
+    out
+}
+
+fn logit_strategy() -> impl Strategy<Value = f32> {
+    prop_oneof![
+        10 => (-300i32..300).prop_map(|x| x as f32 / 20.0),
+        3 => (-3i32..3).prop_map(|x| x as f32),
+        1 => Just(f32::NEG_INFINITY),
+        1 => Just(f32::NAN),
+    ]
+}
+
+fn params_strategy() -> impl Strategy<Value = Params> {
+    (
+        2i32..80,
+        0.0f32..1.0,
+        0.2f32..12.0,
+        1i32..5,
+        any::<bool>(),
+        (0.0f32..0.5, 0.0f32..1.0, 0.01f32..0.99),
+        prop_oneof![Just(0.0f32), 0.0f32..0.5],
+        1i32..20,
+    )
+        .prop_map(
+            |(k, strength, radius, steps, adaptive, (lo, hi, target), absorption, last_n)| Params {
+                k,
+                strength,
+                radius,
+                steps,
+                adaptive,
+                strength_min: lo,
+                strength_max: hi,
+                entropy_target: target,
+                absorption,
+                absorption_last_n: last_n,
+                ..Params::default()
+            },
+        )
+}
+
+fn assert_sorted_and_normalised(out: &[TokenData]) {
+    for w in out.windows(2) {
+        assert!(w[0].p >= w[1].p, "p not non-increasing: {w:?}");
+        assert!(w[0].logit >= w[1].logit, "logits not non-increasing: {w:?}");
+    }
+    let sum: f64 = out.iter().map(|c| f64::from(c.p)).sum();
+    assert!((sum - 1.0).abs() <= 1e-6, "p sums to {sum}");
+    assert!(out
+        .iter()
+        .all(|c| c.p.is_finite() && c.p >= 0.0 && c.logit.is_finite()));
+    // softmax(written logits) equals p, up to the mass floored at ε.
+    let max = f64::from(out[0].logit);
+    let z: f64 = out.iter().map(|c| (f64::from(c.logit) - max).exp()).sum();
+    for c in out {
+        let soft = (f64::from(c.logit) - max).exp() / z;
+        if f64::from(c.p) > EPSILON {
+            assert!(
+                (soft - f64::from(c.p)).abs() <= 1e-6,
+                "softmax {soft} vs p {}",
+                c.p
+            );
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(600))]
+
+    #[test]
+    fn output_matches_the_reference_and_every_invariant(
+        logits in proptest::collection::vec(logit_strategy(), 0..120),
+        params in params_strategy(),
+        history in proptest::collection::vec(0i32..12, 0..30),
+    ) {
+        let mut scatter = Scatter::new(&params);
+        let history: Vec<i32> = history.iter().map(|h| 1000 + h * 3).collect();
+        for &t in &history {
+            scatter.accept(t);
+        }
+        let input = candidates(&logits);
+        let mut out = input.clone();
+        let n_finite = logits.iter().filter(|l| l.is_finite()).count();
+        let outcome = scatter.apply(&mut out);
+        if n_finite < 2 {
+            prop_assert_eq!(outcome, Outcome::Untouched);
+            prop_assert_eq!(format!("{out:?}"), format!("{input:?}"));
+            return Ok(());
+        }
+        let m = n_finite.min(params.k as usize);
+        prop_assert_eq!(outcome, Outcome::Rewritten { size: m });
+        let out = &out[..m];
+        assert_sorted_and_normalised(out);
+
+        let expected = reference(&input, &params, &history);
+        prop_assert_eq!(expected.len(), m);
+        let absorbing = params.absorption > 0.0;
+        for (got, (id, p)) in out.iter().zip(&expected) {
+            prop_assert!((f64::from(got.p) - p).abs() <= 1e-6, "p {} vs reference {}", got.p, p);
+            if !absorbing {
+                // Order stability: exactly the input ranking.
+                prop_assert_eq!(got.id, *id);
+            }
+        }
+        // No tail wake-up: every output token was in the input's top-k finite.
+        let medium_ids: Vec<i32> = expected.iter().map(|(id, _)| *id).collect();
+        prop_assert!(out.iter().all(|c| medium_ids.contains(&c.id)));
+    }
+
+    #[test]
+    fn argmax_is_preserved_without_absorption(
+        logits in proptest::collection::vec(logit_strategy(), 2..120),
+        params in params_strategy(),
+    ) {
+        let params = Params { absorption: 0.0, ..params };
+        let input = candidates(&logits);
+        let best = input.iter().filter(|c| c.logit.is_finite()).fold(None::<TokenData>, |b, c| match b {
+            Some(b) if b.logit >= c.logit => Some(b),
+            _ => Some(*c),
+        });
+        let mut out = input.clone();
+        if let Outcome::Rewritten { .. } = Scatter::new(&params).apply(&mut out) {
+            prop_assert_eq!(out[0].id, best.unwrap().id);
+        }
+    }
+
+    #[test]
+    fn a_gate_that_does_not_fire_leaves_every_bit(
+        logits in proptest::collection::vec(logit_strategy(), 0..60),
+        seed in any::<u32>(),
+    ) {
+        let params = Params { strength: 0.3, collision: 0.5, seed, ..Params::default() };
+        let mut scatter = Scatter::new(&params);
+        let input = candidates(&logits);
+        for _ in 0..20 {
+            let mut out = input.clone();
+            if scatter.apply(&mut out) == Outcome::Untouched {
+                let bits = |v: &[TokenData]| v.iter().map(|c| (c.id, c.logit.to_bits(), c.p.to_bits())).collect::<Vec<_>>();
+                prop_assert_eq!(bits(&out), bits(&input));
+            }
+        }
+    }
+}
+
+#[test]
+fn noop_sampler_never_touches_its_input() {
+    let input = candidates(&[3.0, 1.0, f32::NAN, 2.0, f32::NEG_INFINITY]);
+    for params in [
+        Params::default(),
+        Params::fixed(1, 0.5, 2.5, 1),
+        Params::fixed(64, 0.5, 2.5, 0),
+    ] {
+        let mut s = Scatter::new(&params);
+        assert!(!s.is_active());
+        assert_eq!(s.name().to_str(), Ok("?scatter"));
+        let mut out = input.clone();
+        assert_eq!(s.apply(&mut out), Outcome::Untouched);
+        assert_eq!(format!("{out:?}"), format!("{input:?}"));
+    }
+}
+
+#[test]
+fn a_forced_token_is_not_smoothed() {
+    let input = candidates(&[3.0, f32::INFINITY, 2.0]);
+    let mut out = input.clone();
+    assert_eq!(
+        Scatter::new(&Params::fixed(64, 0.5, 2.5, 1)).apply(&mut out),
+        Outcome::Untouched
+    );
+    assert_eq!(format!("{out:?}"), format!("{input:?}"));
+}
+
+#[test]
+fn absorption_lowers_exactly_the_repeated_tokens() {
+    // Absorption only (strength 0): p_i = softmax_i · exp(-a·c_i) / Z, so
+    // weights 1, e^-2.6, e^-1, e^-2.2: token 1001 drops below 1003.
+    let params = Params {
+        absorption: 0.7,
+        absorption_last_n: 4,
+        ..Params::default()
+    };
+    let mut s = Scatter::new(&params);
+    // Window of 4 keeps [1001, 1001, 1003, 1001] from these six.
+    for t in [1000, 1002, 1001, 1001, 1003, 1001] {
+        s.accept(t);
+    }
+    let logits = [2.0f32, 1.5, 1.0, 0.5];
+    let mut out = candidates(&logits);
+    assert_eq!(s.apply(&mut out), Outcome::Rewritten { size: 4 });
+    let counts = [0.0f64, 3.0, 0.0, 1.0];
+    let w: Vec<f64> = logits
+        .iter()
+        .zip(counts)
+        .map(|(&l, c)| (f64::from(l) - 2.0).exp() * (-0.7 * c).exp())
+        .collect();
+    let z: f64 = w.iter().sum();
+    let expected_order = [1000, 1002, 1003, 1001];
+    for (got, id) in out.iter().zip(expected_order) {
+        assert_eq!(got.id, id);
+        let i = (id - 1000) as usize;
+        assert!((f64::from(got.p) - w[i] / z).abs() < 1e-7);
+    }
+    // A reset forgets the history: plain softmax again.
+    s.reset();
+    let mut out = candidates(&logits);
+    s.apply(&mut out);
+    assert_eq!(
+        out.iter().map(|c| c.id).collect::<Vec<_>>(),
+        vec![1000, 1001, 1002, 1003]
+    );
+}
+
+#[test]
+fn a_full_gemma_sized_medium_stays_normalised() {
+    let n = 262_144;
+    // Zipf-like logits with plenty of ties.
+    let logits: Vec<f32> = (0..n)
+        .map(|i| -((1 + i % 50_000) as f32).ln() * 1.1)
+        .collect();
+    let mut out = candidates(&logits);
+    let outcome = Scatter::new(&Params::fixed(n as i32, 0.3, 2.5, 2)).apply(&mut out);
+    assert_eq!(outcome, Outcome::Rewritten { size: n });
+    assert_sorted_and_normalised(&out);
+}
+
+#[test]
+fn clone_continues_and_reset_restarts_the_gate() {
+    let params = Params {
+        strength: 0.3,
+        collision: 0.4,
+        seed: 99,
+        ..Params::default()
+    };
+    let input = candidates(&[2.0, 1.0, 0.0]);
+    let fired = |s: &mut Scatter, n: usize| -> Vec<bool> {
+        (0..n)
+            .map(|_| s.apply(&mut input.clone()) != Outcome::Untouched)
+            .collect()
+    };
+    let mut a = Scatter::new(&params);
+    let first = fired(&mut a, 50);
+    let mut b = a.clone();
+    assert_eq!(fired(&mut a, 50), fired(&mut b, 50));
+    a.reset();
+    assert_eq!(fired(&mut a, 50), first);
+    assert_eq!(fired(&mut Scatter::new(&params), 50), first);
+}
