@@ -205,8 +205,11 @@ int main(int argc, char ** argv) {
 
     printf("\n--- prompt ---\n%s\n--- continuation ---\n%s\n", o.prompt, text);
     const struct llama_perf_sampler_data perf = llama_perf_sampler(chain);
-    printf("--- sampling: %.3f ms per token over %d tokens (llama_perf_sampler) ---\n",
-           perf.n_sample ? perf.t_sample_ms / perf.n_sample : 0.0, perf.n_sample);
+    /* The chain times only its own applies: the first --show steps went
+     * sampler by sampler and are not in t_sample_ms. */
+    const int timed = perf.n_sample - (o.show < perf.n_sample ? o.show : perf.n_sample);
+    printf("--- sampling (llama_perf_sampler): %.3f ms per token over %d timed tokens ---\n",
+           timed > 0 ? perf.t_sample_ms / timed : 0.0, timed);
 
     free(text);
     free(before);

