@@ -40,4 +40,8 @@ set(LLAMA_OPENSSL        OFF CACHE BOOL "" FORCE)
 set(LLAMA_CURL           OFF CACHE BOOL "" FORCE)
 set(GGML_BACKEND_DL      OFF CACHE BOOL "" FORCE)
 
+# Installed libllama finds the ggml libraries beside it, so an install
+# prefix outside the loader's search path still works.
+set(CMAKE_INSTALL_RPATH "$ORIGIN")
+
 add_subdirectory("${LLAMA_CPP_SOURCE_DIR}" llama.cpp)
