@@ -13,6 +13,13 @@ use std::ffi::CStr;
 /// are sampled as ε (a logit of about −23) instead of as `ln 0 = -inf`.
 pub const EPSILON: f64 = 1e-10;
 
+/// The sampler's name in llama.cpp chains.
+pub const NAME: &CStr = c"scatter";
+
+/// The name of a disabled (noop) scatter sampler, following llama.cpp's
+/// convention for disabled samplers (`?xtc`).
+pub const NOOP_NAME: &CStr = c"?scatter";
+
 /// What [`Scatter::apply`] did to the candidates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Outcome {
@@ -77,14 +84,13 @@ impl Scatter {
         self.active.is_some()
     }
 
-    /// `"scatter"`, or `"?scatter"` for the noop sampler (llama.cpp's naming
-    /// for disabled samplers, like `?xtc`). A C string, because llama.cpp
-    /// reads it through the sampler vtable.
+    /// [`NAME`], or [`NOOP_NAME`] for the noop sampler. A C string,
+    /// because llama.cpp reads it through the sampler vtable.
     pub fn name(&self) -> &'static CStr {
         if self.is_active() {
-            c"scatter"
+            NAME
         } else {
-            c"?scatter"
+            NOOP_NAME
         }
     }
 

@@ -9,7 +9,7 @@ use super::bindings::{
     llama_sampler, llama_sampler_i, llama_sampler_init, llama_token, llama_token_data,
     llama_token_data_array,
 };
-use scatter_core::{Outcome, Scatter, TokenData};
+use scatter_core::{Outcome, Scatter, TokenData, NOOP_NAME};
 use std::ffi::{c_char, c_void};
 use std::mem::{align_of, offset_of, size_of};
 use std::ptr;
@@ -75,7 +75,7 @@ unsafe extern "C" fn name(smpl: *const llama_sampler) -> *const c_char {
         // A NULL state is reported as the noop sampler it behaves like.
         match unsafe { state(smpl) } {
             Some(s) => s.name().as_ptr(),
-            None => c"?scatter".as_ptr(),
+            None => NOOP_NAME.as_ptr(),
         }
     })
 }
