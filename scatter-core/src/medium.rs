@@ -29,29 +29,52 @@ pub(crate) struct Forced;
 /// NaN and `-inf` logits never enter the medium.
 pub(crate) fn select(cands: &[TokenData], k: usize, medium: &mut Vec<Entry>) -> Result<(), Forced> {
     medium.clear();
-    for (pos, c) in cands.iter().enumerate() {
-        let logit = c.logit;
-        if medium.len() == k {
-            // Only a strictly greater logit gets in: this also rejects NaN
-            // and -inf, and a later equal logit loses the tie.
-            if logit.partial_cmp(&medium[0].logit) != Some(Ordering::Greater) {
-                continue;
-            }
-        }
-        if logit == f32::INFINITY {
+    // Fill phase: the first k finite candidates, in input order. When the
+    // input never fills the medium (the usual case after top-k/top-p), no
+    // heap is built and the final sort sees input order, which for sorted
+    // input it recognises in one pass.
+    let mut rest = cands.iter().enumerate();
+    for (pos, c) in rest.by_ref() {
+        if c.logit == f32::INFINITY {
             return Err(Forced);
         }
-        if !logit.is_finite() {
-            continue;
+        if c.logit.is_finite() {
+            medium.push(Entry {
+                logit: c.logit,
+                pos,
+            });
+            if medium.len() == k {
+                break;
+            }
         }
-        let entry = Entry { logit, pos };
-        if medium.len() < k {
-            medium.push(entry);
-            let last = medium.len() - 1;
-            sift_up(medium, last);
-        } else {
-            medium[0] = entry;
-            sift_down(medium, 0);
+    }
+    if medium.len() == k {
+        for i in (0..k / 2).rev() {
+            sift_down(medium, i);
+        }
+        // Steady phase: blocks whose largest logit cannot enter the medium
+        // are skipped after one branch-free max over the block; only a
+        // block holding a contender is examined candidate by candidate.
+        let start = rest.next().map_or(cands.len(), |(pos, _)| pos);
+        for (b, block) in cands[start..].chunks(BLOCK).enumerate() {
+            if block_max(block) <= medium[0].logit {
+                continue;
+            }
+            for (offset, c) in block.iter().enumerate() {
+                // Only a strictly greater logit gets in: this also rejects
+                // NaN and -inf, and a later equal logit loses the tie.
+                if c.logit.partial_cmp(&medium[0].logit) != Some(Ordering::Greater) {
+                    continue;
+                }
+                if c.logit == f32::INFINITY {
+                    return Err(Forced);
+                }
+                medium[0] = Entry {
+                    logit: c.logit,
+                    pos: start + b * BLOCK + offset,
+                };
+                sift_down(medium, 0);
+            }
         }
     }
     // Finite logits only, so partial_cmp always answers; -0.0 ties 0.0.
@@ -64,18 +87,26 @@ pub(crate) fn select(cands: &[TokenData], k: usize, medium: &mut Vec<Entry>) -> 
     Ok(())
 }
 
-/// Min-heap by [`worse`]: the root is the weakest member of the medium.
-fn sift_up(heap: &mut [Entry], mut i: usize) {
-    while i > 0 {
-        let parent = (i - 1) / 2;
-        if !worse(&heap[i], &heap[parent]) {
-            break;
+/// Candidates per block of the steady phase.
+const BLOCK: usize = 64;
+
+/// The largest logit of a block, NaN ignored (`f32::max`), `+inf` kept.
+/// Eight independent lanes let the compiler vectorise the reduction.
+fn block_max(block: &[TokenData]) -> f32 {
+    let mut lanes = [f32::NEG_INFINITY; 8];
+    let mut chunks = block.chunks_exact(8);
+    for chunk in chunks.by_ref() {
+        for (lane, c) in lanes.iter_mut().zip(chunk) {
+            *lane = lane.max(c.logit);
         }
-        heap.swap(i, parent);
-        i = parent;
     }
+    for c in chunks.remainder() {
+        lanes[0] = lanes[0].max(c.logit);
+    }
+    lanes.into_iter().fold(f32::NEG_INFINITY, f32::max)
 }
 
+/// Min-heap by [`worse`]: the root is the weakest member of the medium.
 fn sift_down(heap: &mut [Entry], mut i: usize) {
     loop {
         let left = 2 * i + 1;
@@ -142,7 +173,7 @@ mod tests {
                     1 => Just(f32::NEG_INFINITY),
                     1 => Just(f32::NAN),
                 ],
-                0..80,
+                0..400,
             ),
             k in 1usize..90,
         ) {

@@ -1,0 +1,356 @@
+/* scatter-bench: times llama.cpp's samplers and scatter side by side, in
+ * one process, on identical inputs, and reports median ns per apply and
+ * ratios (absolute times on shared machines are noisy; ratios from one run
+ * are what we compare). See BENCHMARKS.md.
+ *
+ * usage: scatter-bench [--model MODEL.gguf] [--quick] [--csv FILE]
+ * With --model, a real next-token logit row is captured from the model and
+ * the end-to-end sampling time per token (llama_perf_sampler) is measured
+ * for the default chain with and without scatter. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "llama-scatter.h"
+
+typedef struct {
+    const char *       name;
+    size_t             n;
+    bool               sorted;
+    llama_token_data * data;
+} input;
+
+typedef struct {
+    const char * name;
+    struct llama_sampler * (*make)(void);
+} sampler_def;
+
+static double now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double) ts.tv_sec * 1e9 + (double) ts.tv_nsec;
+}
+
+static int cmp_double(const void * a, const void * b) {
+    const double x = *(const double *) a, y = *(const double *) b;
+    return (x > y) - (x < y);
+}
+
+/* ---- the samplers ------------------------------------------------------ */
+
+static void empty_apply(struct llama_sampler * s, llama_token_data_array * p) {
+    (void) s;
+    (void) p;
+}
+static struct llama_sampler_i EMPTY_I = { .apply = empty_apply };
+
+static struct llama_sampler * mk_empty(void) { return llama_sampler_init(&EMPTY_I, NULL); }
+static struct llama_sampler * mk_top_k40(void) { return llama_sampler_init_top_k(40); }
+static struct llama_sampler * mk_top_k64(void) { return llama_sampler_init_top_k(64); }
+static struct llama_sampler * mk_top_p(void) { return llama_sampler_init_top_p(0.95f, 1); }
+static struct llama_sampler * mk_min_p(void) { return llama_sampler_init_min_p(0.05f, 1); }
+static struct llama_sampler * mk_temp(void) { return llama_sampler_init_temp(0.8f); }
+static struct llama_sampler * mk_xtc(void) { return llama_sampler_init_xtc(0.1f, 0.1f, 1, 42); }
+static struct llama_sampler * mk_dist(void) { return llama_sampler_init_dist(42); }
+
+static struct llama_sampler * scatter_ext(int32_t k, float s, float radius, int32_t steps, bool adaptive,
+                                          float absorption, float collision) {
+    return llama_sampler_init_scatter_ext(k, s, radius, steps, adaptive, 0.02f, 0.30f, 0.55f, absorption, 64,
+                                          collision, 42);
+}
+static struct llama_sampler * mk_sc_noop(void) { return llama_sampler_init_scatter(64, 0.0f, 2.5f, 1); }
+static struct llama_sampler * mk_sc_subtle(void) { return scatter_ext(64, 0.12f, 2.0f, 1, false, 0.0f, 1.0f); }
+static struct llama_sampler * mk_sc_creative(void) { return scatter_ext(64, 0.18f, 2.5f, 1, false, 0.0f, 1.0f); }
+static struct llama_sampler * mk_sc_adaptive(void) { return scatter_ext(64, 0.14f, 2.5f, 1, true, 0.0f, 1.0f); }
+static struct llama_sampler * mk_sc_collision(void) { return scatter_ext(64, 0.30f, 2.5f, 1, false, 0.0f, 0.25f); }
+static struct llama_sampler * mk_sc_absorb(void) {
+    struct llama_sampler * s = scatter_ext(64, 0.14f, 2.5f, 1, true, 0.06f, 1.0f);
+    for (int t = 0; t < 64; t++) {
+        llama_sampler_accept(s, t % 16);
+    }
+    return s;
+}
+static struct llama_sampler * mk_sc_steps4(void) { return scatter_ext(64, 0.18f, 2.5f, 4, false, 0.0f, 1.0f); }
+static struct llama_sampler * mk_sc_k16(void) { return scatter_ext(16, 0.18f, 2.5f, 1, false, 0.0f, 1.0f); }
+static struct llama_sampler * mk_sc_k256(void) { return scatter_ext(256, 0.18f, 2.5f, 1, false, 0.0f, 1.0f); }
+
+/* top_k 40 -> top_p 0.95 -> min_p 0.05 -> xtc -> [scatter creative] ->
+ * temp 0.8 -> dist, with llama.cpp's own timing on (as in its tools). */
+static struct llama_sampler * default_chain(bool with_scatter) {
+    struct llama_sampler_chain_params params = llama_sampler_chain_default_params();
+    params.no_perf = false;
+    struct llama_sampler * c = llama_sampler_chain_init(params);
+    llama_sampler_chain_add(c, llama_sampler_init_top_k(40));
+    llama_sampler_chain_add(c, llama_sampler_init_top_p(0.95f, 1));
+    llama_sampler_chain_add(c, llama_sampler_init_min_p(0.05f, 1));
+    llama_sampler_chain_add(c, llama_sampler_init_xtc(0.1f, 0.1f, 1, 42));
+    if (with_scatter) {
+        llama_sampler_chain_add(c, mk_sc_creative());
+    }
+    llama_sampler_chain_add(c, llama_sampler_init_temp(0.8f));
+    llama_sampler_chain_add(c, llama_sampler_init_dist(42));
+    return c;
+}
+static struct llama_sampler * mk_chain(void) { return default_chain(false); }
+static struct llama_sampler * mk_chain_scatter(void) { return default_chain(true); }
+
+static const sampler_def SAMPLERS[] = {
+    { "empty apply", mk_empty },
+    { "llama top_k(40)", mk_top_k40 },
+    { "llama top_k(64)", mk_top_k64 },
+    { "llama top_p(0.95)", mk_top_p },
+    { "llama min_p(0.05)", mk_min_p },
+    { "llama temp(0.8)", mk_temp },
+    { "llama xtc(0.1,0.1)", mk_xtc },
+    { "llama dist", mk_dist },
+    { "llama default chain", mk_chain },
+    { "default chain + scatter", mk_chain_scatter },
+    { "scatter noop (defaults)", mk_sc_noop },
+    { "scatter subtle", mk_sc_subtle },
+    { "scatter creative", mk_sc_creative },
+    { "scatter adaptive", mk_sc_adaptive },
+    { "scatter collision", mk_sc_collision },
+    { "scatter adaptive-absorb", mk_sc_absorb },
+    { "scatter creative steps=4", mk_sc_steps4 },
+    { "scatter creative k=16", mk_sc_k16 },
+    { "scatter creative k=256", mk_sc_k256 },
+};
+enum { N_SAMPLERS = sizeof SAMPLERS / sizeof SAMPLERS[0], FLOOR = N_SAMPLERS };
+
+/* ---- timing -------------------------------------------------------------- */
+
+/* The floor: one read pass over every candidate (the max logit), the least
+ * a sampler that looks at each candidate can cost. Eight independent
+ * maxima keep the pass limited by loads, not by the latency of a chain of
+ * dependent max operations. */
+static volatile float floor_sink;
+static void floor_pass(const llama_token_data * d, size_t n) {
+    float m[8] = { -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY };
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        for (int j = 0; j < 8; j++) {
+            m[j] = d[i + j].logit > m[j] ? d[i + j].logit : m[j];
+        }
+    }
+    for (; i < n; i++) {
+        m[0] = d[i].logit > m[0] ? d[i].logit : m[0];
+    }
+    for (int j = 1; j < 8; j++) {
+        m[0] = m[j] > m[0] ? m[j] : m[0];
+    }
+    floor_sink = m[0];
+}
+
+/* Median ns per apply. Each apply gets a fresh copy of the input; copies
+ * are made outside the timed region, in batches so that small inputs are
+ * timed over many applies per clock read. */
+static double time_apply(const sampler_def * def, const input * in, int reps) {
+    const size_t batch = in->n >= 65536 ? 1 : 65536 / (in->n ? in->n : 1);
+    llama_token_data * copies = malloc(batch * in->n * sizeof *copies);
+    double * samples = malloc((size_t) reps * sizeof *samples);
+    struct llama_sampler * s = def ? def->make() : NULL;
+    for (int r = -2; r < reps; r++) { /* two warm-up rounds */
+        for (size_t b = 0; b < batch; b++) {
+            memcpy(copies + b * in->n, in->data, in->n * sizeof *copies);
+        }
+        const double t0 = now_ns();
+        for (size_t b = 0; b < batch; b++) {
+            llama_token_data_array arr = { copies + b * in->n, in->n, -1, in->sorted };
+            if (s) {
+                llama_sampler_apply(s, &arr);
+            } else {
+                floor_pass(arr.data, arr.size);
+            }
+        }
+        const double dt = (now_ns() - t0) / (double) batch;
+        if (r >= 0) {
+            samples[r] = dt;
+        }
+    }
+    qsort(samples, (size_t) reps, sizeof *samples, cmp_double);
+    const double median = samples[reps / 2];
+    if (s) {
+        llama_sampler_free(s);
+    }
+    free(samples);
+    free(copies);
+    return median;
+}
+
+/* ---- inputs -------------------------------------------------------------- */
+
+static uint64_t rng_state = 12345;
+static double unit(void) {
+    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return (double) ((z ^ (z >> 31)) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* Zipf-like logits in a shuffled order. */
+static llama_token_data * zipf_row(size_t n) {
+    llama_token_data * d = malloc(n * sizeof *d);
+    for (size_t i = 0; i < n; i++) {
+        d[i].id = (int32_t) i;
+        d[i].logit = (float) (-1.1 * log(1.0 + (double) i) + 0.5 * unit());
+        d[i].p = 0.0f;
+    }
+    for (size_t i = n; i > 1; i--) {
+        const size_t j = (size_t) (unit() * (double) i);
+        const llama_token_data t = d[i - 1];
+        d[i - 1] = d[j];
+        d[j] = t;
+    }
+    return d;
+}
+
+static int by_logit_desc(const void * a, const void * b) {
+    const float x = ((const llama_token_data *) a)->logit, y = ((const llama_token_data *) b)->logit;
+    return (x < y) - (x > y);
+}
+
+/* The top n of a row, sorted: what scatter sees after top_k(n). */
+static llama_token_data * top_sorted(const llama_token_data * row, size_t n_row, size_t n) {
+    llama_token_data * all = malloc(n_row * sizeof *all);
+    memcpy(all, row, n_row * sizeof *all);
+    qsort(all, n_row, sizeof *all, by_logit_desc);
+    llama_token_data * top = malloc(n * sizeof *top);
+    memcpy(top, all, n * sizeof *top);
+    free(all);
+    return top;
+}
+
+static void quiet_log(enum ggml_log_level level, const char * text, void * user) {
+    (void) user;
+    if (level == GGML_LOG_LEVEL_ERROR) {
+        fputs(text, stderr);
+    }
+}
+
+/* Decodes a prompt and returns the real next-token logit row (unsorted);
+ * also prints llama_perf_sampler's time per token for the default chain
+ * with and without scatter over `n_gen` generated tokens. */
+static llama_token_data * model_row(const char * path, size_t * n_out, int n_gen) {
+    llama_log_set(quiet_log, NULL);
+    llama_backend_init();
+    struct llama_model_params mp = llama_model_default_params();
+    mp.n_gpu_layers = 0;
+    struct llama_model * model = llama_model_load_from_file(path, mp);
+    if (!model) {
+        fprintf(stderr, "error: could not load %s\n", path);
+        exit(1);
+    }
+    const struct llama_vocab * vocab = llama_model_get_vocab(model);
+    const int n_vocab = llama_vocab_n_tokens(vocab);
+    struct llama_context_params cp = llama_context_default_params();
+    cp.n_ctx = 1024;
+    cp.no_perf = false;
+    struct llama_context * ctx = llama_init_from_model(model, cp);
+    const char * prompt = "Once upon a time, in a village by the sea, there lived";
+    llama_token tokens[64];
+    const int n_prompt = llama_tokenize(vocab, prompt, (int32_t) strlen(prompt), tokens, 64, true, true);
+
+    llama_token_data * row = NULL;
+    for (int with = 0; with < 2; with++) {
+        llama_memory_clear(llama_get_memory(ctx), true);
+        struct llama_sampler * chain = default_chain(with);
+        struct llama_batch batch = llama_batch_get_one(tokens, n_prompt);
+        llama_token next;
+        for (int i = 0; i < n_gen; i++) {
+            if (llama_decode(ctx, batch) != 0) {
+                break;
+            }
+            if (!row) {
+                const float * logits = llama_get_logits_ith(ctx, -1);
+                row = malloc((size_t) n_vocab * sizeof *row);
+                for (int t = 0; t < n_vocab; t++) {
+                    row[t].id = t;
+                    row[t].logit = logits[t];
+                    row[t].p = 0.0f;
+                }
+            }
+            next = llama_sampler_sample(chain, ctx, -1);
+            batch = llama_batch_get_one(&next, 1);
+        }
+        const struct llama_perf_sampler_data perf = llama_perf_sampler(chain);
+        printf("end to end (llama_perf_sampler, %d tokens): default chain%s: %.4f ms per token\n", perf.n_sample,
+               with ? " + scatter creative" : "", perf.t_sample_ms / (perf.n_sample ? perf.n_sample : 1));
+        llama_sampler_free(chain);
+    }
+    llama_free(ctx);
+    llama_model_free(model);
+    *n_out = (size_t) n_vocab;
+    return row;
+}
+
+int main(int argc, char ** argv) {
+    const char * model = NULL;
+    const char * csv_path = NULL;
+    int quick = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--model") == 0 && i + 1 < argc) {
+            model = argv[++i];
+        } else if (strcmp(argv[i], "--csv") == 0 && i + 1 < argc) {
+            csv_path = argv[++i];
+        } else if (strcmp(argv[i], "--quick") == 0) {
+            quick = 1;
+        } else {
+            fprintf(stderr, "usage: %s [--model MODEL.gguf] [--quick] [--csv FILE]\n", argv[0]);
+            return 2;
+        }
+    }
+
+    input inputs[8];
+    int n_inputs = 0;
+    size_t n_real = 0;
+    llama_token_data * real = model ? model_row(model, &n_real, quick ? 8 : 256) : NULL;
+    llama_token_data * big = zipf_row(262144);
+    const llama_token_data * head_source = real ? real : big;
+    const size_t head_n = real ? n_real : 262144;
+    inputs[n_inputs++] = (input) { real ? "gemma top-40 sorted" : "zipf top-40 sorted", 40, true,
+                                   top_sorted(head_source, head_n, 40) };
+    inputs[n_inputs++] = (input) { real ? "gemma top-64 sorted" : "zipf top-64 sorted", 64, true,
+                                   top_sorted(head_source, head_n, 64) };
+    inputs[n_inputs++] = (input) { "zipf 32000 unsorted", 32000, false, zipf_row(32000) };
+    inputs[n_inputs++] = (input) { "zipf 152064 unsorted", 152064, false, zipf_row(152064) };
+    inputs[n_inputs++] = (input) { "zipf 262144 unsorted", 262144, false, big };
+    if (real) {
+        inputs[n_inputs++] = (input) { "gemma 262144 unsorted", n_real, false, real };
+    }
+
+    FILE * csv = csv_path ? fopen(csv_path, "w") : NULL;
+    if (csv) {
+        fprintf(csv, "input,n,sampler,median_ns\n");
+    }
+    printf("\n| input | sampler | median ns/apply | × floor | × top_k(64) | × top_p(0.95) |\n");
+    printf("|---|---|---:|---:|---:|---:|\n");
+    for (int i = 0; i < n_inputs; i++) {
+        const input * in = &inputs[i];
+        const int reps = quick ? 3 : (in->n >= 65536 ? 101 : 301);
+        double t[N_SAMPLERS + 1];
+        t[FLOOR] = time_apply(NULL, in, reps);
+        for (int s = 0; s < N_SAMPLERS; s++) {
+            t[s] = time_apply(&SAMPLERS[s], in, reps);
+        }
+        for (int s = 0; s <= N_SAMPLERS; s++) {
+            const char * name = s == FLOOR ? "floor: one read pass" : SAMPLERS[s].name;
+            printf("| %s | %s | %.0f | %.2f | %.2f | %.2f |\n", in->name, name, t[s], t[s] / t[FLOOR], t[s] / t[2],
+                   t[s] / t[3]);
+            if (csv) {
+                fprintf(csv, "%s,%zu,%s,%.1f\n", in->name, in->n, name, t[s]);
+            }
+        }
+    }
+    if (csv) {
+        fclose(csv);
+    }
+    for (int i = 0; i < n_inputs; i++) {
+        if (inputs[i].data != real) {
+            free(inputs[i].data);
+        }
+    }
+    free(real);
+    return 0;
+}
