@@ -39,8 +39,8 @@ extern "C" {
 //
 // The result is an ordinary `struct llama_sampler *`: use it with
 // `llama_sampler_apply/accept/reset/clone/free`, or hand it to
-// `llama_sampler_chain_add`, which takes ownership. NULL only if memory
-// ran out.
+// `llama_sampler_chain_add`, which takes ownership. Every argument gives a
+// sampler; NULL would mean an internal error was caught at the boundary.
 struct llama_sampler *llama_sampler_init_scatter(int32_t k,
                                                  float strength,
                                                  float radius,

@@ -29,8 +29,8 @@ use std::ptr;
 ///
 /// The result is an ordinary `struct llama_sampler *`: use it with
 /// `llama_sampler_apply/accept/reset/clone/free`, or hand it to
-/// `llama_sampler_chain_add`, which takes ownership. NULL only if memory
-/// ran out.
+/// `llama_sampler_chain_add`, which takes ownership. Every argument gives a
+/// sampler; NULL would mean an internal error was caught at the boundary.
 #[no_mangle]
 pub extern "C" fn llama_sampler_init_scatter(
     k: i32,
