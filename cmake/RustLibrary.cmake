@@ -14,11 +14,24 @@ set(LLAMA_SCATTER_SHARED_FILE "libllama_scatter.so.${PROJECT_VERSION}")
 set(LLAMA_SCATTER_SHARED "${_lib_dir}/${LLAMA_SCATTER_SHARED_FILE}")
 set(LLAMA_SCATTER_STATIC "${_lib_dir}/libllama_scatter.a")
 
+# Like llama.cpp's GGML_NATIVE (on by default), build for this machine's
+# CPU: the selection pass over a full vocabulary is load-bound and gains
+# from wider vector loads. Turn off for binaries that must run elsewhere.
+if(DEFINED GGML_NATIVE)
+    set(_native_default ${GGML_NATIVE})
+else()
+    set(_native_default OFF)
+endif()
+option(LLAMA_SCATTER_NATIVE "Build the Rust library with -C target-cpu=native" ${_native_default})
+
 # Environment every cargo invocation of this build uses (build, test, lint).
 set(LLAMA_SCATTER_CARGO_ENV
     "LLAMA_CPP_SOURCE_DIR=${LLAMA_CPP_SOURCE_DIR}"
     "LLAMA_CPP_LIB_DIR=$<TARGET_FILE_DIR:llama>"
     "CARGO_TARGET_DIR=${LLAMA_SCATTER_CARGO_TARGET_DIR}")
+if(LLAMA_SCATTER_NATIVE)
+    list(APPEND LLAMA_SCATTER_CARGO_ENV "RUSTFLAGS=-C target-cpu=native")
+endif()
 
 file(GLOB_RECURSE _rust_sources CONFIGURE_DEPENDS
     "${PROJECT_SOURCE_DIR}/src/*.rs"

@@ -1,14 +1,24 @@
 //! Choosing the medium (SPEC §4.3 step 1): the `k` best finite candidates,
 //! ordered by logit descending with ties in input order.
 //!
-//! One pass with a bounded min-heap: after the heap holds `k` entries, a
-//! candidate costs a single comparison against the current k-th best, so the
-//! work is linear in the number of candidates plus `O(log k)` per
-//! improvement. No sort of the vocabulary ever happens. The input's `sorted`
-//! flag is not trusted: the data alone decides.
+//! No sort of the vocabulary ever happens, and the input's `sorted` flag is
+//! not trusted: the data alone decides. Two passes, both linear:
+//!
+//! 1. The maximum of every block of [`BLOCK`] candidates (branch-free, so
+//!    the compiler vectorises it; NaN ignored). The k-th largest block
+//!    maximum `T` is a lower bound on the k-th largest logit, because the
+//!    k blocks holding the k largest maxima hold k candidates `>= T`.
+//! 2. Only blocks whose maximum is `>= T` can hold a member of the medium;
+//!    their candidates go through a bounded min-heap in input order.
+//!
+//! On a full 262,144-token row pass 1 reads everything once and pass 2
+//! looks at about k blocks, so the cost stays close to a single read.
 
 use crate::TokenData;
 use std::cmp::Ordering;
+
+/// Candidates per block.
+pub(crate) const BLOCK: usize = 64;
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Entry {
@@ -25,88 +35,98 @@ fn worse(a: &Entry, b: &Entry) -> bool {
 #[derive(Debug, PartialEq)]
 pub(crate) struct Forced;
 
-/// Fills `medium` with the top `k` finite candidates, best first.
-/// NaN and `-inf` logits never enter the medium.
-pub(crate) fn select(cands: &[TokenData], k: usize, medium: &mut Vec<Entry>) -> Result<(), Forced> {
-    medium.clear();
-    // Fill phase: the first k finite candidates, in input order. When the
-    // input never fills the medium (the usual case after top-k/top-p), no
-    // heap is built and the final sort sees input order, which for sorted
-    // input it recognises in one pass.
-    let mut rest = cands.iter().enumerate();
-    for (pos, c) in rest.by_ref() {
-        if c.logit == f32::INFINITY {
-            return Err(Forced);
-        }
-        if c.logit.is_finite() {
-            medium.push(Entry {
-                logit: c.logit,
-                pos,
-            });
-            if medium.len() == k {
-                break;
-            }
-        }
-    }
-    if medium.len() == k {
-        for i in (0..k / 2).rev() {
-            sift_down(medium, i);
-        }
-        // Steady phase: blocks whose largest logit cannot enter the medium
-        // are skipped after one branch-free max over the block; only a
-        // block holding a contender is examined candidate by candidate.
-        let start = rest.next().map_or(cands.len(), |(pos, _)| pos);
-        for (b, block) in cands[start..].chunks(BLOCK).enumerate() {
-            if block_max(block) <= medium[0].logit {
-                continue;
-            }
-            for (offset, c) in block.iter().enumerate() {
-                // Only a strictly greater logit gets in: this also rejects
-                // NaN and -inf, and a later equal logit loses the tie.
-                if c.logit.partial_cmp(&medium[0].logit) != Some(Ordering::Greater) {
-                    continue;
-                }
-                if c.logit == f32::INFINITY {
-                    return Err(Forced);
-                }
-                medium[0] = Entry {
-                    logit: c.logit,
-                    pos: start + b * BLOCK + offset,
-                };
-                sift_down(medium, 0);
-            }
-        }
-    }
-    // Finite logits only, so partial_cmp always answers; -0.0 ties 0.0.
-    medium.sort_unstable_by(|a, b| {
-        b.logit
-            .partial_cmp(&a.logit)
-            .unwrap_or(Ordering::Equal)
-            .then(a.pos.cmp(&b.pos))
-    });
-    Ok(())
+/// Selection state and scratch, reused across applies.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Medium {
+    /// The medium: a heap while selecting, best first afterwards.
+    pub entries: Vec<Entry>,
+    /// Pass 1: the maximum of each block.
+    block_max: Vec<f32>,
+    /// The k largest block maxima (a heap), for the bound `T`.
+    top_blocks: Vec<Entry>,
 }
 
-/// Candidates per block of the steady phase.
-const BLOCK: usize = 64;
+impl Medium {
+    /// Fills `entries` with the top `k` finite candidates, best first.
+    /// NaN and `-inf` logits never enter the medium.
+    pub(crate) fn select(&mut self, cands: &[TokenData], k: usize) -> Result<(), Forced> {
+        self.block_max.clear();
+        self.block_max.extend(cands.chunks(BLOCK).map(block_max));
+        if self.block_max.iter().any(|&m| m == f32::INFINITY) {
+            return Err(Forced);
+        }
+        self.top_blocks.clear();
+        for (b, &m) in self.block_max.iter().enumerate() {
+            offer(&mut self.top_blocks, k, Entry { logit: m, pos: b });
+        }
+        let bound = if self.top_blocks.len() == k { self.top_blocks[0].logit } else { f32::NEG_INFINITY };
 
-/// The largest logit of a block, NaN ignored (`f32::max`), `+inf` kept.
-/// Eight independent lanes let the compiler vectorise the reduction.
+        self.entries.clear();
+        for (b, &m) in self.block_max.iter().enumerate() {
+            // A block entirely of NaN/-inf has the maximum -inf.
+            if m < bound || m == f32::NEG_INFINITY {
+                continue;
+            }
+            if self.entries.len() == k && m <= self.entries[0].logit {
+                continue;
+            }
+            for (offset, c) in cands[b * BLOCK..].iter().take(BLOCK).enumerate() {
+                // Below the bound, a candidate cannot be in the medium even
+                // while the heap is still filling.
+                if c.logit >= bound && c.logit.is_finite() {
+                    offer(&mut self.entries, k, Entry { logit: c.logit, pos: b * BLOCK + offset });
+                }
+            }
+        }
+        // Finite logits only, so partial_cmp always answers; -0.0 ties 0.0.
+        self.entries.sort_unstable_by(|a, b| {
+            b.logit
+                .partial_cmp(&a.logit)
+                .unwrap_or(Ordering::Equal)
+                .then(a.pos.cmp(&b.pos))
+        });
+        Ok(())
+    }
+}
+
+/// The largest logit of a block, NaN ignored, `+inf` kept. Eight
+/// independent lanes and the `x > m ? x : m` form (a NaN compares false and
+/// is skipped) map onto vector max instructions.
 fn block_max(block: &[TokenData]) -> f32 {
     let mut lanes = [f32::NEG_INFINITY; 8];
     let mut chunks = block.chunks_exact(8);
     for chunk in chunks.by_ref() {
         for (lane, c) in lanes.iter_mut().zip(chunk) {
-            *lane = lane.max(c.logit);
+            *lane = if c.logit > *lane { c.logit } else { *lane };
         }
     }
     for c in chunks.remainder() {
-        lanes[0] = lanes[0].max(c.logit);
+        lanes[0] = if c.logit > lanes[0] { c.logit } else { lanes[0] };
     }
-    lanes.into_iter().fold(f32::NEG_INFINITY, f32::max)
+    lanes.into_iter().fold(f32::NEG_INFINITY, |m, x| if x > m { x } else { m })
 }
 
-/// Min-heap by [`worse`]: the root is the weakest member of the medium.
+/// Offers `entry` (finite or `-inf`, offered in increasing `pos`) to a
+/// min-heap of at most `k` entries by [`worse`]. Until it holds `k`
+/// entries it is a plain list (made a heap once, when it fills), so input
+/// that never fills the medium costs no heap work; then only a strictly
+/// greater logit replaces the weakest, so a later equal logit loses the tie.
+#[inline(always)]
+fn offer(heap: &mut Vec<Entry>, k: usize, entry: Entry) {
+    if heap.len() < k {
+        heap.push(entry);
+        if heap.len() == k {
+            for i in (0..k / 2).rev() {
+                sift_down(heap, i);
+            }
+        }
+    } else if entry.logit.partial_cmp(&heap[0].logit) == Some(Ordering::Greater) {
+        heap[0] = entry;
+        sift_down(heap, 0);
+    }
+}
+
+/// Restores the min-heap below `i` after its entry grew.
 fn sift_down(heap: &mut [Entry], mut i: usize) {
     loop {
         let left = 2 * i + 1;
@@ -145,9 +165,9 @@ mod tests {
     }
 
     fn positions(logits: &[f32], k: usize) -> Result<Vec<usize>, Forced> {
-        let mut medium = Vec::new();
-        select(&cands(logits), k, &mut medium)?;
-        Ok(medium.iter().map(|e| e.pos).collect())
+        let mut medium = Medium::default();
+        medium.select(&cands(logits), k)?;
+        Ok(medium.entries.iter().map(|e| e.pos).collect())
     }
 
     #[test]
@@ -164,7 +184,32 @@ mod tests {
         assert_eq!(positions(&[f32::INFINITY, 2.0], 1), Err(Forced));
     }
 
+    fn stable_sort_reference(logits: &[f32], k: usize) -> Vec<usize> {
+        let mut expected: Vec<usize> = (0..logits.len()).filter(|&i| logits[i].is_finite()).collect();
+        expected.sort_by(|&a, &b| logits[b].partial_cmp(&logits[a]).unwrap());
+        expected.truncate(k);
+        expected
+    }
+
     proptest! {
+        /// Many blocks and a small k: the block bound of pass 1 skips most
+        /// blocks, and must never skip a member of the medium.
+        #[test]
+        fn the_block_bound_never_skips_a_member(
+            logits in proptest::collection::vec(
+                prop_oneof![
+                    20 => (-2000i32..2000).prop_map(|x| x as f32 / 100.0),
+                    2 => (-3i32..3).prop_map(|x| x as f32),
+                    1 => Just(f32::NEG_INFINITY),
+                    1 => Just(f32::NAN),
+                ],
+                0..3000,
+            ),
+            k in 1usize..40,
+        ) {
+            prop_assert_eq!(positions(&logits, k).unwrap(), stable_sort_reference(&logits, k));
+        }
+
         #[test]
         fn equals_a_stable_sort_of_the_finite_candidates(
             logits in proptest::collection::vec(
@@ -177,10 +222,7 @@ mod tests {
             ),
             k in 1usize..90,
         ) {
-            let mut expected: Vec<usize> = (0..logits.len()).filter(|&i| logits[i].is_finite()).collect();
-            expected.sort_by(|&a, &b| logits[b].partial_cmp(&logits[a]).unwrap());
-            expected.truncate(k);
-            prop_assert_eq!(positions(&logits, k).unwrap(), expected);
+            prop_assert_eq!(positions(&logits, k).unwrap(), stable_sort_reference(&logits, k));
         }
     }
 }

@@ -3,7 +3,7 @@
 use crate::gate::CollisionGate;
 use crate::history::History;
 use crate::kernel::RankKernel;
-use crate::medium::{self, Entry};
+use crate::medium::{Entry, Medium};
 use crate::params::{Config, Params};
 use crate::strength::{adaptive_strength, normalized_entropy};
 use crate::TokenData;
@@ -57,7 +57,7 @@ struct Active {
 /// medium is larger than any seen before.
 #[derive(Clone, Debug, Default)]
 struct Scratch {
-    medium: Vec<Entry>,
+    medium: Medium,
     ids: Vec<i32>,
     p: Vec<f64>,
     q: Vec<f64>,
@@ -129,16 +129,20 @@ impl Scatter {
 impl Active {
     fn scatter(&mut self, candidates: &mut [TokenData]) -> Outcome {
         let s = &mut self.scratch;
-        if medium::select(candidates, self.config.k, &mut s.medium).is_err() || s.medium.len() < 2 {
+        if s.medium.select(candidates, self.config.k).is_err() || s.medium.entries.len() < 2 {
             return Outcome::Untouched;
         }
-        let m = s.medium.len();
+        let medium = &s.medium.entries;
+        let m = medium.len();
         s.ids.clear();
-        s.ids.extend(s.medium.iter().map(|e| candidates[e.pos].id));
-        softmax(&s.medium, &mut s.p);
+        s.ids.extend(medium.iter().map(|e| candidates[e.pos].id));
+        let lse = softmax(medium, &mut s.p);
 
         let strength = match &self.config.adaptive {
-            Some(curve) => adaptive_strength(normalized_entropy(&s.p), self.config.strength, curve),
+            Some(curve) => {
+                let log_p = medium.iter().map(|e| f64::from(e.logit) - lse);
+                adaptive_strength(normalized_entropy(&s.p, log_p), self.config.strength, curve)
+            }
             None => self.config.strength,
         };
         if strength > 0.0 {
@@ -181,12 +185,15 @@ impl Active {
 }
 
 /// Softmax over the medium, in f64 (the medium is sorted, so its first
-/// logit is the maximum).
-fn softmax(medium: &[Entry], p: &mut Vec<f64>) {
+/// logit is the maximum). Returns the log-partition `ln Σ exp(logit)`, so
+/// that `ln p_i = logit_i − lse` costs no further logarithm.
+fn softmax(medium: &[Entry], p: &mut Vec<f64>) -> f64 {
     let max = f64::from(medium[0].logit);
     p.clear();
     p.extend(medium.iter().map(|e| (f64::from(e.logit) - max).exp()));
-    normalize(p);
+    let sum: f64 = p.iter().sum();
+    p.iter_mut().for_each(|x| *x /= sum);
+    max + sum.ln()
 }
 
 fn normalize(p: &mut [f64]) {

@@ -3,10 +3,12 @@
 
 use crate::params::Adaptive;
 
-/// `H = −Σ p ln p / ln m` in [0, 1]: 0 for a spike, 1 for uniform.
-/// Needs `p.len() >= 2`; the result is clamped against rounding.
-pub(crate) fn normalized_entropy(p: &[f64]) -> f64 {
-    let h: f64 = p.iter().filter(|&&x| x > 0.0).map(|&x| -x * x.ln()).sum();
+/// `H = −Σ p ln p / ln m` in [0, 1]: 0 for a spike, 1 for uniform, with
+/// `log_p` the exact `ln p_i` of a softmax (`logit_i − lse`, finite even
+/// where `p_i` underflows to 0). Needs `p.len() >= 2`; the result is
+/// clamped against rounding.
+pub(crate) fn normalized_entropy(p: &[f64], log_p: impl Iterator<Item = f64>) -> f64 {
+    let h: f64 = p.iter().zip(log_p).map(|(x, lx)| -x * lx).sum();
     (h / (p.len() as f64).ln()).clamp(0.0, 1.0)
 }
 
@@ -37,8 +39,11 @@ mod tests {
 
     #[test]
     fn entropy_of_spike_and_uniform() {
-        assert_eq!(normalized_entropy(&[1.0, 0.0, 0.0]), 0.0);
-        assert!((normalized_entropy(&[0.25; 4]) - 1.0).abs() < 1e-15);
+        let spike_logits = [0.0, -800.0, -800.0];
+        let spike = [1.0, 0.0, 0.0];
+        assert_eq!(normalized_entropy(&spike, spike_logits.into_iter()), 0.0);
+        let uniform_log = (0.25f64).ln();
+        assert!((normalized_entropy(&[0.25; 4], [uniform_log; 4].into_iter()) - 1.0).abs() < 1e-15);
     }
 
     #[test]
