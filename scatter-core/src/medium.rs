@@ -52,14 +52,18 @@ impl Medium {
     pub(crate) fn select(&mut self, cands: &[TokenData], k: usize) -> Result<(), Forced> {
         self.block_max.clear();
         self.block_max.extend(cands.chunks(BLOCK).map(block_max));
-        if self.block_max.iter().any(|&m| m == f32::INFINITY) {
+        if self.block_max.contains(&f32::INFINITY) {
             return Err(Forced);
         }
         self.top_blocks.clear();
         for (b, &m) in self.block_max.iter().enumerate() {
             offer(&mut self.top_blocks, k, Entry { logit: m, pos: b });
         }
-        let bound = if self.top_blocks.len() == k { self.top_blocks[0].logit } else { f32::NEG_INFINITY };
+        let bound = if self.top_blocks.len() == k {
+            self.top_blocks[0].logit
+        } else {
+            f32::NEG_INFINITY
+        };
 
         self.entries.clear();
         for (b, &m) in self.block_max.iter().enumerate() {
@@ -74,7 +78,14 @@ impl Medium {
                 // Below the bound, a candidate cannot be in the medium even
                 // while the heap is still filling.
                 if c.logit >= bound && c.logit.is_finite() {
-                    offer(&mut self.entries, k, Entry { logit: c.logit, pos: b * BLOCK + offset });
+                    offer(
+                        &mut self.entries,
+                        k,
+                        Entry {
+                            logit: c.logit,
+                            pos: b * BLOCK + offset,
+                        },
+                    );
                 }
             }
         }
@@ -101,9 +112,15 @@ fn block_max(block: &[TokenData]) -> f32 {
         }
     }
     for c in chunks.remainder() {
-        lanes[0] = if c.logit > lanes[0] { c.logit } else { lanes[0] };
+        lanes[0] = if c.logit > lanes[0] {
+            c.logit
+        } else {
+            lanes[0]
+        };
     }
-    lanes.into_iter().fold(f32::NEG_INFINITY, |m, x| if x > m { x } else { m })
+    lanes
+        .into_iter()
+        .fold(f32::NEG_INFINITY, |m, x| if x > m { x } else { m })
 }
 
 /// Offers `entry` (finite or `-inf`, offered in increasing `pos`) to a
@@ -185,7 +202,9 @@ mod tests {
     }
 
     fn stable_sort_reference(logits: &[f32], k: usize) -> Vec<usize> {
-        let mut expected: Vec<usize> = (0..logits.len()).filter(|&i| logits[i].is_finite()).collect();
+        let mut expected: Vec<usize> = (0..logits.len())
+            .filter(|&i| logits[i].is_finite())
+            .collect();
         expected.sort_by(|&a, &b| logits[b].partial_cmp(&logits[a]).unwrap());
         expected.truncate(k);
         expected
