@@ -28,7 +28,7 @@ extern "C" {
 //
 // Parameters (SPEC defaults in brackets): `k` [64] medium size;
 // `strength` [0.0] blend, clamped to [0, 1]; `radius` [2.5] in ranks,
-// capped at 64; `steps` [1] diffusion passes, capped at 16.
+// capped at 16; `steps` [1] diffusion passes, capped at 8.
 //
 // Returns a noop sampler named `?scatter` when `strength <= 0`, `k <= 1`,
 // `radius <= 0` or `steps <= 0` (NaN counts as "not > 0"). Otherwise the

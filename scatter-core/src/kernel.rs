@@ -57,7 +57,7 @@ impl RankKernel {
 }
 
 /// Dot product with four independent partial sums, so the additions
-/// pipeline instead of waiting on each other (the band is up to 2·584+1
+/// pipeline instead of waiting on each other (the band is up to 2·145+1
 /// long and this is the inner loop of every pass).
 fn dot(a: &[f64], b: &[f64]) -> f64 {
     let mut acc = [0.0f64; 4];

@@ -9,3 +9,14 @@ macro_rules! ffi_guard {
         }
     };
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_panic_inside_becomes_the_fallback() {
+        let failed: i32 = ffi_guard!(-1, { panic!("an internal failure") });
+        assert_eq!(failed, -1);
+        let fine: i32 = ffi_guard!(-1, { 7 });
+        assert_eq!(fine, 7);
+    }
+}

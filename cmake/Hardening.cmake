@@ -1,0 +1,49 @@
+# The hardening suite (README "Hardening", RELIABILITY.md), registered with
+# CTest in the `hardening` preset. That build has no AVX-512 code
+# (GGML_NATIVE and LLAMA_SCATTER_NATIVE off), because valgrind cannot
+# execute it.
+#  - memcheck_*: every C suite under valgrind memcheck (errors and
+#    definite/indirect/possible leaks fail the test);
+#  - helgrind_test_threads: the threads suite under valgrind's race detector;
+#  - asan_*: the C suites rebuilt with AddressSanitizer + UBSan;
+#  - fuzz_*: each cargo-fuzz target for a short smoke run.
+find_program(VALGRIND_EXECUTABLE valgrind REQUIRED)
+
+set(_suites test_invariants test_gate test_absorption test_chain test_null test_threads test_hostile)
+foreach(suite IN LISTS _suites)
+    add_test(NAME memcheck_${suite}
+        COMMAND "${VALGRIND_EXECUTABLE}" --quiet --leak-check=full
+                --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99
+                "$<TARGET_FILE:${suite}>")
+endforeach()
+add_test(NAME helgrind_test_threads
+    COMMAND "${VALGRIND_EXECUTABLE}" --quiet --tool=helgrind --error-exitcode=99 "$<TARGET_FILE:test_threads>")
+
+set(_sanitize -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
+foreach(suite IN LISTS _suites)
+    add_executable(asan_${suite} "${PROJECT_SOURCE_DIR}/c_tests/${suite}.c" ${SCATTER_TEST_SUPPORT_SOURCES})
+    target_include_directories(asan_${suite} PRIVATE "${PROJECT_SOURCE_DIR}/c_tests")
+    target_link_libraries(asan_${suite} PRIVATE llama_scatter::llama_scatter llama m Threads::Threads)
+    target_compile_options(asan_${suite} PRIVATE -Wall -Wextra -Werror ${_sanitize})
+    target_link_options(asan_${suite} PRIVATE ${_sanitize})
+    set_target_properties(asan_${suite} PROPERTIES C_STANDARD 11 C_STANDARD_REQUIRED ON)
+    add_test(NAME asan_${suite} COMMAND asan_${suite})
+endforeach()
+
+# Fuzz smoke: cargo-fuzz on the stable toolchain (RUSTC_BOOTSTRAP lets it
+# pass libFuzzer's -Z flags), each target for LLAMA_SCATTER_FUZZ_SECONDS
+# starting from the committed seed corpus.
+set(LLAMA_SCATTER_FUZZ_SECONDS 30 CACHE STRING "Seconds each fuzz target runs in the smoke test")
+find_program(CARGO_FUZZ_EXECUTABLE cargo-fuzz HINTS "$ENV{HOME}/.cargo/bin" REQUIRED)
+foreach(target core_sequence c_api)
+    file(MAKE_DIRECTORY "${PROJECT_BINARY_DIR}/fuzz-corpus/${target}")
+    add_test(NAME fuzz_${target}
+        COMMAND ${CMAKE_COMMAND} -E env RUSTC_BOOTSTRAP=1 ${LLAMA_SCATTER_CARGO_ENV}
+                "CARGO_TARGET_DIR=${PROJECT_BINARY_DIR}/fuzz-target"
+                "LD_LIBRARY_PATH=$<TARGET_FILE_DIR:llama>"
+                "${CARGO_EXECUTABLE}" fuzz run --fuzz-dir "${PROJECT_SOURCE_DIR}/fuzz" ${target}
+                "${PROJECT_BINARY_DIR}/fuzz-corpus/${target}" "${PROJECT_SOURCE_DIR}/fuzz/seeds/${target}"
+                -- -max_total_time=${LLAMA_SCATTER_FUZZ_SECONDS} -timeout=60 -rss_limit_mb=4096
+        WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}")
+    set_tests_properties(fuzz_${target} PROPERTIES RESOURCE_LOCK cargo)
+endforeach()

@@ -1,0 +1,175 @@
+//! Arbitrary parameters (every f32 bit pattern: NaN, ±inf, -0, subnormals;
+//! any i32) and arbitrary sequences of apply / accept / reset / clone on
+//! arbitrary candidate arrays (0 to 300,000 entries; duplicates, ties,
+//! NaN, ±inf logits). Every apply is checked against SPEC §5.
+#![no_main]
+
+use arbitrary::Arbitrary;
+use libfuzzer_sys::fuzz_target;
+use scatter_core::{Outcome, Params, Scatter, TokenData};
+
+#[derive(Arbitrary, Debug)]
+struct RawParams {
+    k: i32,
+    strength: u32,
+    radius: u32,
+    steps: i32,
+    adaptive: bool,
+    strength_min: u32,
+    strength_max: u32,
+    entropy_target: u32,
+    absorption: u32,
+    absorption_last_n: i32,
+    collision: u32,
+    seed: u32,
+}
+
+#[derive(Arbitrary, Debug)]
+enum Op {
+    /// Logits taken bit for bit from the input.
+    Apply(Vec<u32>),
+    /// A large synthetic array: `n % 300_001` entries, with special
+    /// values sprinkled in according to `specials`.
+    ApplyLarge {
+        n: u32,
+        seed: u64,
+        specials: u8,
+    },
+    Accept(i32),
+    Reset,
+    /// Continue with a clone; the original is dropped.
+    Clone,
+}
+
+#[derive(Arbitrary, Debug)]
+struct Input {
+    params: RawParams,
+    ops: Vec<Op>,
+}
+
+fn f(bits: u32) -> f32 {
+    f32::from_bits(bits)
+}
+
+fn large(n: u32, mut seed: u64, specials: u8) -> Vec<f32> {
+    let n = (n % 300_001) as usize;
+    (0..n)
+        .map(|_| {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            let r = (seed >> 33) as u32;
+            match (r % 256) as u8 {
+                x if x < specials / 4 => {
+                    [f32::NAN, f32::NEG_INFINITY, -0.0, 1e-42][(r as usize >> 8) % 4]
+                }
+                _ => ((r >> 8) % 4000) as f32 / 100.0 - 20.0,
+            }
+        })
+        .collect()
+}
+
+/// The input's finite candidates by (logit desc, position asc): what the
+/// medium must be, in order.
+fn expected_medium(input: &[TokenData], k: usize) -> Vec<i32> {
+    let mut finite: Vec<&TokenData> = input.iter().filter(|c| c.logit.is_finite()).collect();
+    finite.sort_by(|a, b| b.logit.partial_cmp(&a.logit).unwrap().then(a.id.cmp(&b.id)));
+    finite.iter().take(k).map(|c| c.id).collect()
+}
+
+fn check(scatter: &mut Scatter, params: &Params, logits: &[f32]) {
+    let input: Vec<TokenData> = logits
+        .iter()
+        .enumerate()
+        .map(|(i, &logit)| TokenData {
+            id: i as i32,
+            logit,
+            p: 0.5,
+        })
+        .collect();
+    let mut out = input.clone();
+    let outcome = scatter.apply(&mut out);
+    let bits = |v: &[TokenData]| {
+        v.iter()
+            .map(|c| (c.id, c.logit.to_bits(), c.p.to_bits()))
+            .collect::<Vec<_>>()
+    };
+    let n_finite = logits.iter().filter(|l| l.is_finite()).count();
+    let forced = logits.contains(&f32::INFINITY);
+    let size = match outcome {
+        Outcome::Untouched => {
+            assert_eq!(bits(&out), bits(&input), "an untouched array changed");
+            return;
+        }
+        Outcome::Rewritten { size } => size,
+    };
+    assert!(scatter.is_active(), "a noop sampler rewrote the array");
+    assert!(
+        !forced && n_finite >= 2,
+        "rewritten despite a forced token or < 2 finite"
+    );
+    let k = params.k as usize;
+    assert_eq!(size, k.min(n_finite), "size must be min(k, n_finite)");
+    let out = &out[..size];
+    let expected = expected_medium(&input, k);
+    let absorbing = params.absorption > 0.0 && params.absorption_last_n > 0;
+    if absorbing {
+        let mut got: Vec<i32> = out.iter().map(|c| c.id).collect();
+        got.sort_unstable();
+        let mut want = expected.clone();
+        want.sort_unstable();
+        assert_eq!(got, want, "tail wake-up: the medium is not the top-k");
+    } else {
+        let got: Vec<i32> = out.iter().map(|c| c.id).collect();
+        assert_eq!(got, expected, "order stability broken");
+    }
+    let mut sum = 0.0f64;
+    for (i, c) in out.iter().enumerate() {
+        assert!(
+            c.p.is_finite() && (0.0..=1.0).contains(&c.p),
+            "p out of range: {c:?}"
+        );
+        assert!(c.logit.is_finite(), "logit not finite: {c:?}");
+        if i > 0 {
+            assert!(
+                c.p <= out[i - 1].p && c.logit <= out[i - 1].logit,
+                "not sorted at {i}"
+            );
+        }
+        sum += f64::from(c.p);
+    }
+    assert!((sum - 1.0).abs() <= 1e-6, "p sums to {sum}");
+}
+
+fuzz_target!(|input: Input| {
+    let r = &input.params;
+    let params = Params {
+        k: r.k,
+        strength: f(r.strength),
+        radius: f(r.radius),
+        steps: r.steps,
+        adaptive: r.adaptive,
+        strength_min: f(r.strength_min),
+        strength_max: f(r.strength_max),
+        entropy_target: f(r.entropy_target),
+        absorption: f(r.absorption),
+        absorption_last_n: r.absorption_last_n,
+        collision: f(r.collision),
+        seed: r.seed,
+    };
+    let mut scatter = Scatter::new(&params);
+    for op in input.ops.iter().take(64) {
+        match op {
+            Op::Apply(bits) => {
+                let logits: Vec<f32> = bits.iter().map(|&b| f(b)).collect();
+                check(&mut scatter, &params, &logits);
+            }
+            Op::ApplyLarge { n, seed, specials } => {
+                check(&mut scatter, &params, &large(*n, *seed, *specials))
+            }
+            Op::Accept(t) => scatter.accept(*t),
+            Op::Reset => scatter.reset(),
+            Op::Clone => scatter = scatter.clone(),
+        }
+    }
+});
