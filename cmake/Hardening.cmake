@@ -6,6 +6,7 @@
 #    definite/indirect/possible leaks fail the test);
 #  - helgrind_test_threads: the threads suite under valgrind's race detector;
 #  - asan_*: the C suites rebuilt with AddressSanitizer + UBSan;
+#  - tsan_test_threads: the threads suite under ThreadSanitizer;
 #  - fuzz_*: each cargo-fuzz target for a short smoke run.
 find_program(VALGRIND_EXECUTABLE valgrind REQUIRED)
 
@@ -47,3 +48,42 @@ foreach(target core_sequence c_api)
         WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}")
     set_tests_properties(fuzz_${target} PROPERTIES RESOURCE_LOCK cargo)
 endforeach()
+
+# ThreadSanitizer on the threads suite. The Rust library is rebuilt with
+# -Zsanitizer=thread (RUSTC_BOOTSTRAP; the standard library stays
+# uninstrumented because the stable toolchain has no rust-src to rebuild
+# it, hence -Cunsafe-allow-abi-mismatch), the C code is compiled with
+# -fsanitize=thread, and the program links the TSan runtime that ships with
+# the Rust toolchain: the system compilers' runtimes lack entry points that
+# current rustc emits (__tsan_memcpy).
+execute_process(COMMAND rustc --print sysroot OUTPUT_VARIABLE _sysroot OUTPUT_STRIP_TRAILING_WHITESPACE)
+file(GLOB _tsan_runtime "${_sysroot}/lib/rustlib/x86_64-unknown-linux-gnu/lib/librustc-*_rt.tsan.a")
+if(NOT _tsan_runtime)
+    message(FATAL_ERROR "no TSan runtime (librustc-*_rt.tsan.a) in the Rust toolchain at ${_sysroot}")
+endif()
+list(GET _tsan_runtime 0 _tsan_runtime)
+set(_tsan_target_dir "${PROJECT_BINARY_DIR}/cargo-tsan")
+set(_tsan_lib_dir "${_tsan_target_dir}/x86_64-unknown-linux-gnu/release")
+add_custom_command(
+    OUTPUT "${_tsan_lib_dir}/libllama_scatter.so" "${_tsan_lib_dir}/${LLAMA_SCATTER_SONAME}"
+    COMMAND ${CMAKE_COMMAND} -E env ${LLAMA_SCATTER_CARGO_ENV} RUSTC_BOOTSTRAP=1
+            "RUSTFLAGS=-Zsanitizer=thread -Cunsafe-allow-abi-mismatch=sanitizer"
+            "CARGO_TARGET_DIR=${_tsan_target_dir}"
+            "${CARGO_EXECUTABLE}" build --release --locked -p llama-scatter --target x86_64-unknown-linux-gnu
+            --manifest-path "${PROJECT_SOURCE_DIR}/Cargo.toml"
+    COMMAND ${CMAKE_COMMAND} -E create_symlink libllama_scatter.so "${_tsan_lib_dir}/${LLAMA_SCATTER_SONAME}"
+    DEPENDS ${_rust_sources} llama
+    WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}"
+    COMMENT "Building the Rust library with ThreadSanitizer"
+    USES_TERMINAL)
+add_custom_target(llama_scatter_tsan DEPENDS "${_tsan_lib_dir}/${LLAMA_SCATTER_SONAME}")
+
+add_executable(tsan_test_threads "${PROJECT_SOURCE_DIR}/c_tests/test_threads.c" ${SCATTER_TEST_SUPPORT_SOURCES})
+target_include_directories(tsan_test_threads PRIVATE "${PROJECT_SOURCE_DIR}/include" "${PROJECT_SOURCE_DIR}/c_tests")
+target_compile_options(tsan_test_threads PRIVATE -Wall -Wextra -Werror -fsanitize=thread)
+target_link_libraries(tsan_test_threads PRIVATE
+    -Wl,--whole-archive "${_tsan_runtime}" -Wl,--no-whole-archive
+    "${_tsan_lib_dir}/libllama_scatter.so" llama m Threads::Threads ${CMAKE_DL_LIBS} stdc++)
+set_target_properties(tsan_test_threads PROPERTIES C_STANDARD 11 C_STANDARD_REQUIRED ON)
+add_dependencies(tsan_test_threads llama_scatter_tsan)
+add_test(NAME tsan_test_threads COMMAND tsan_test_threads)
