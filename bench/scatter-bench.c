@@ -252,33 +252,47 @@ static llama_token_data * model_row(const char * path, size_t * n_out, int n_gen
     llama_token tokens[64];
     const int n_prompt = llama_tokenize(vocab, prompt, (int32_t) strlen(prompt), tokens, 64, true, true);
 
+    /* Both chains see the same logits at every step (the text follows the
+     * chain with scatter); llama.cpp's own counters time each chain. */
+    struct llama_sampler * chains[2] = { default_chain(false), default_chain(true) };
     llama_token_data * row = NULL;
-    for (int with = 0; with < 2; with++) {
-        llama_memory_clear(llama_get_memory(ctx), true);
-        struct llama_sampler * chain = default_chain(with);
-        struct llama_batch batch = llama_batch_get_one(tokens, n_prompt);
-        llama_token next;
-        for (int i = 0; i < n_gen; i++) {
-            if (llama_decode(ctx, batch) != 0) {
-                break;
+    llama_token_data * cur = malloc((size_t) n_vocab * sizeof *cur);
+    struct llama_batch batch = llama_batch_get_one(tokens, n_prompt);
+    llama_token next = 0;
+    for (int i = 0; i < n_gen && llama_decode(ctx, batch) == 0; i++) {
+        const float * logits = llama_get_logits_ith(ctx, -1);
+        if (!row) {
+            row = malloc((size_t) n_vocab * sizeof *row);
+            for (int t = 0; t < n_vocab; t++) {
+                row[t] = (llama_token_data) { t, logits[t], 0.0f };
             }
-            if (!row) {
-                const float * logits = llama_get_logits_ith(ctx, -1);
-                row = malloc((size_t) n_vocab * sizeof *row);
-                for (int t = 0; t < n_vocab; t++) {
-                    row[t].id = t;
-                    row[t].logit = logits[t];
-                    row[t].p = 0.0f;
-                }
-            }
-            next = llama_sampler_sample(chain, ctx, -1);
-            batch = llama_batch_get_one(&next, 1);
         }
-        const struct llama_perf_sampler_data perf = llama_perf_sampler(chain);
-        printf("end to end (llama_perf_sampler, %d tokens): default chain%s: %.4f ms per token\n", perf.n_sample,
-               with ? " + scatter creative" : "", perf.t_sample_ms / (perf.n_sample ? perf.n_sample : 1));
-        llama_sampler_free(chain);
+        for (int k = 0; k < 2; k++) {
+            const int c = (i + k) % 2; /* alternate which chain goes first */
+            for (int t = 0; t < n_vocab; t++) {
+                cur[t] = (llama_token_data) { t, logits[t], 0.0f };
+            }
+            llama_token_data_array arr = { cur, (size_t) n_vocab, -1, false };
+            llama_sampler_apply(chains[c], &arr);
+            if (c == 1) {
+                next = arr.data[arr.selected].id;
+            }
+        }
+        llama_sampler_accept(chains[0], next);
+        llama_sampler_accept(chains[1], next);
+        batch = llama_batch_get_one(&next, 1);
     }
+    double ms[2];
+    for (int c = 0; c < 2; c++) {
+        const struct llama_perf_sampler_data perf = llama_perf_sampler(chains[c]);
+        ms[c] = perf.t_sample_ms / (perf.n_sample ? perf.n_sample : 1);
+        printf("end to end (llama_perf_sampler, %d tokens, same logits for both chains): default chain%s: %.4f ms "
+               "per token\n",
+               perf.n_sample, c ? " + scatter creative" : "", ms[c]);
+        llama_sampler_free(chains[c]);
+    }
+    printf("end to end: with scatter / without = %.3f\n", ms[1] / ms[0]);
+    free(cur);
     llama_free(ctx);
     llama_model_free(model);
     *n_out = (size_t) n_vocab;
