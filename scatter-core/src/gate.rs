@@ -106,6 +106,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "400,000 draws: too slow under Miri")]
     fn rate_matches_the_setting() {
         for rate in [0.05, 0.25, 0.5, 0.9] {
             let mut g = CollisionGate::new(Some(rate), 1234);
