@@ -91,7 +91,10 @@ mod tests {
     }
 
     #[test]
-    #[cfg_attr(miri, ignore = "dense reference on media up to 300: too slow under Miri")]
+    #[cfg_attr(
+        miri,
+        ignore = "dense reference on media up to 300: too slow under Miri"
+    )]
     fn banded_equals_dense_within_the_truncation_bound() {
         for radius in [0.3, 1.0, 2.5, 7.0, 40.0] {
             for m in [2, 3, 10, 64, 300] {
