@@ -10,6 +10,7 @@
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use llama_scatter::llama_sampler_init_scatter_ext;
+use llama_scatter_fuzz::RawParams;
 use std::ffi::{c_char, c_void, CStr};
 
 /// `llama_token_data` and `llama_token_data_array` as llama.h declares them.
@@ -43,22 +44,6 @@ extern "C" {
 }
 
 #[derive(Arbitrary, Debug)]
-struct RawParams {
-    k: i32,
-    strength: u32,
-    radius: u32,
-    steps: i32,
-    adaptive: bool,
-    strength_min: u32,
-    strength_max: u32,
-    entropy_target: u32,
-    absorption: u32,
-    absorption_last_n: i32,
-    collision: u32,
-    seed: u32,
-}
-
-#[derive(Arbitrary, Debug)]
 enum Op {
     Apply {
         logits: Vec<u32>,
@@ -83,20 +68,20 @@ struct Input {
 }
 
 fn make(r: &RawParams) -> *mut Sampler {
-    let f = f32::from_bits;
+    let p = r.params();
     llama_sampler_init_scatter_ext(
-        r.k,
-        f(r.strength),
-        f(r.radius),
-        r.steps,
-        r.adaptive,
-        f(r.strength_min),
-        f(r.strength_max),
-        f(r.entropy_target),
-        f(r.absorption),
-        r.absorption_last_n,
-        f(r.collision),
-        r.seed,
+        p.k,
+        p.strength,
+        p.radius,
+        p.steps,
+        p.adaptive,
+        p.strength_min,
+        p.strength_max,
+        p.entropy_target,
+        p.absorption,
+        p.absorption_last_n,
+        p.collision,
+        p.seed,
     )
     .cast()
 }

@@ -6,23 +6,8 @@
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
+use llama_scatter_fuzz::RawParams;
 use scatter_core::{Outcome, Params, Scatter, TokenData};
-
-#[derive(Arbitrary, Debug)]
-struct RawParams {
-    k: i32,
-    strength: u32,
-    radius: u32,
-    steps: i32,
-    adaptive: bool,
-    strength_min: u32,
-    strength_max: u32,
-    entropy_target: u32,
-    absorption: u32,
-    absorption_last_n: i32,
-    collision: u32,
-    seed: u32,
-}
 
 #[derive(Arbitrary, Debug)]
 enum Op {
@@ -46,10 +31,6 @@ enum Op {
 struct Input {
     params: RawParams,
     ops: Vec<Op>,
-}
-
-fn f(bits: u32) -> f32 {
-    f32::from_bits(bits)
 }
 
 fn large(n: u32, mut seed: u64, specials: u8) -> Vec<f32> {
@@ -147,26 +128,12 @@ fn check(scatter: &mut Scatter, params: &Params, logits: &[f32]) {
 }
 
 fuzz_target!(|input: Input| {
-    let r = &input.params;
-    let params = Params {
-        k: r.k,
-        strength: f(r.strength),
-        radius: f(r.radius),
-        steps: r.steps,
-        adaptive: r.adaptive,
-        strength_min: f(r.strength_min),
-        strength_max: f(r.strength_max),
-        entropy_target: f(r.entropy_target),
-        absorption: f(r.absorption),
-        absorption_last_n: r.absorption_last_n,
-        collision: f(r.collision),
-        seed: r.seed,
-    };
+    let params = input.params.params();
     let mut scatter = Scatter::new(&params);
     for op in input.ops.iter().take(16) {
         match op {
             Op::Apply(bits) => {
-                let logits: Vec<f32> = bits.iter().map(|&b| f(b)).collect();
+                let logits: Vec<f32> = bits.iter().map(|&b| f32::from_bits(b)).collect();
                 check(&mut scatter, &params, &logits);
             }
             Op::ApplyLarge { n, seed, specials } => {
