@@ -30,3 +30,11 @@ install(FILES
 
 configure_file("${PROJECT_SOURCE_DIR}/cmake/llama-scatter.pc.in" "${PROJECT_BINARY_DIR}/llama-scatter.pc" @ONLY)
 install(FILES "${PROJECT_BINARY_DIR}/llama-scatter.pc" DESTINATION "${CMAKE_INSTALL_LIBDIR}/pkgconfig")
+
+# The patched tools: llama.cpp's own rules install llama-server and mtmd;
+# the other two tools and the shared libraries the three link go here.
+if(LLAMA_SCATTER_LLAMA_TOOLS)
+    install(TARGETS llama-cli llama-completion llama-cli-impl llama-completion-impl llama-server-impl llama-common
+        RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}"
+        LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}")
+endif()

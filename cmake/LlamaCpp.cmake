@@ -1,6 +1,10 @@
 # Adds the llama.cpp tree the library is built against, with only what we
 # need: libllama and ggml as shared libraries (the way users' llama.cpp
-# builds ship them). No common/, tools, server, tests or examples of its own.
+# builds ship them). No common/, tools, server, tests or examples of its own,
+# unless LLAMA_SCATTER_LLAMA_TOOLS is on: then a copy of the tree patched
+# with integration/llama.cpp/scatter.patch is built instead, and the target
+# `llama_tools` builds its llama-cli, llama-completion and llama-server
+# linked against our library (common/ links llama_scatter::llama_scatter).
 #
 # A parent project that already has a `llama` target (it added llama.cpp
 # itself, then added us with add_subdirectory) keeps its own: we only need
@@ -29,19 +33,62 @@ if(NOT EXISTS "${LLAMA_CPP_SOURCE_DIR}/include/llama.h")
     endif()
 endif()
 
+option(LLAMA_SCATTER_LLAMA_TOOLS "Build llama-cli, llama-completion and llama-server from a patched copy of llama.cpp, with scatter wired in" OFF)
+
 set(BUILD_SHARED_LIBS ON CACHE BOOL "" FORCE)
-set(LLAMA_BUILD_COMMON   OFF CACHE BOOL "" FORCE)
 set(LLAMA_BUILD_TESTS    OFF CACHE BOOL "" FORCE)
-set(LLAMA_BUILD_TOOLS    OFF CACHE BOOL "" FORCE)
 set(LLAMA_BUILD_EXAMPLES OFF CACHE BOOL "" FORCE)
-set(LLAMA_BUILD_SERVER   OFF CACHE BOOL "" FORCE)
+if(LLAMA_SCATTER_LLAMA_TOOLS)
+    set(LLAMA_CPP_PATCHED_DIR "${PROJECT_BINARY_DIR}/llama.cpp-patched")
+    execute_process(
+        COMMAND bash "${PROJECT_SOURCE_DIR}/scripts/patch-llama-cpp.sh" "${LLAMA_CPP_SOURCE_DIR}" "${LLAMA_CPP_PATCHED_DIR}"
+        RESULT_VARIABLE patch_result)
+    if(NOT patch_result EQUAL 0)
+        message(FATAL_ERROR "integration/llama.cpp/scatter.patch does not apply to ${LLAMA_CPP_SOURCE_DIR}")
+    endif()
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+        "${PROJECT_SOURCE_DIR}/integration/llama.cpp/scatter.patch")
+    set(_llama_tree "${LLAMA_CPP_PATCHED_DIR}")
+    # The web UI is not downloaded: the server's API runs without it.
+    set(LLAMA_SCATTER_SUPERBUILD ON)
+    set(LLAMA_BUILD_COMMON    ON  CACHE BOOL "" FORCE)
+    set(LLAMA_BUILD_TOOLS     ON  CACHE BOOL "" FORCE)
+    set(LLAMA_BUILD_SERVER    ON  CACHE BOOL "" FORCE)
+    set(LLAMA_BUILD_UI        OFF CACHE BOOL "" FORCE)
+    set(LLAMA_USE_PREBUILT_UI OFF CACHE BOOL "" FORCE)
+    set(LLAMA_TOOLS_INSTALL   OFF CACHE BOOL "" FORCE)
+else()
+    set(_llama_tree "${LLAMA_CPP_SOURCE_DIR}")
+    set(LLAMA_BUILD_COMMON OFF CACHE BOOL "" FORCE)
+    set(LLAMA_BUILD_TOOLS  OFF CACHE BOOL "" FORCE)
+    set(LLAMA_BUILD_SERVER OFF CACHE BOOL "" FORCE)
+endif()
 set(LLAMA_BUILD_APP      OFF CACHE BOOL "" FORCE)
 set(LLAMA_OPENSSL        OFF CACHE BOOL "" FORCE)
 set(LLAMA_CURL           OFF CACHE BOOL "" FORCE)
 set(GGML_BACKEND_DL      OFF CACHE BOOL "" FORCE)
 
-# Installed libllama finds the ggml libraries beside it, so an install
-# prefix outside the loader's search path still works.
-set(CMAKE_INSTALL_RPATH "$ORIGIN")
+# Installed libllama finds the ggml libraries beside it, and the installed
+# tools find them in ../lib, so a prefix outside the loader's search path
+# still works.
+set(CMAKE_INSTALL_RPATH "$ORIGIN;$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
 
-add_subdirectory("${LLAMA_CPP_SOURCE_DIR}" llama.cpp)
+add_subdirectory("${_llama_tree}" llama.cpp)
+
+if(LLAMA_SCATTER_LLAMA_TOOLS)
+    # Of llama.cpp's tools only these three, and what they link, are built
+    # by default; the others stay available as explicit targets. (Adding the
+    # tree EXCLUDE_FROM_ALL would also drop its install rules.)
+    set(_llama_tools llama-cli llama-completion llama-server)
+    set(_llama_tool_deps llama-cli-impl llama-completion-impl llama-server-impl server-context mtmd llama-ui llama-ui-assets)
+    get_property(_tool_dirs DIRECTORY "${_llama_tree}/tools" PROPERTY SUBDIRECTORIES)
+    foreach(_dir IN LISTS _tool_dirs)
+        get_property(_targets DIRECTORY "${_dir}" PROPERTY BUILDSYSTEM_TARGETS)
+        foreach(_target IN LISTS _targets)
+            if(NOT _target IN_LIST _llama_tools AND NOT _target IN_LIST _llama_tool_deps)
+                set_target_properties(${_target} PROPERTIES EXCLUDE_FROM_ALL TRUE)
+            endif()
+        endforeach()
+    endforeach()
+    add_custom_target(llama_tools DEPENDS ${_llama_tools})
+endif()

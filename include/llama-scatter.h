@@ -11,6 +11,18 @@
 #include <stdint.h>
 #include "llama.h"
 
+// Largest `radius` the sampler uses; larger values are capped to it.
+#define LLAMA_SCATTER_MAX_RADIUS 16.0
+
+// Largest `steps` the sampler uses; larger values are capped to it.
+#define LLAMA_SCATTER_MAX_STEPS 8
+
+// Largest `absorption` the sampler uses; larger values are capped to it.
+#define LLAMA_SCATTER_MAX_ABSORPTION 1000.0
+
+// Largest `absorption_last_n` (history window) the sampler keeps.
+#define LLAMA_SCATTER_MAX_ABSORPTION_LAST_N 65536
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus

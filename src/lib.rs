@@ -8,3 +8,7 @@
 mod ffi;
 
 pub use ffi::init::{llama_sampler_init_scatter, llama_sampler_init_scatter_ext};
+pub use ffi::limits::{
+    LLAMA_SCATTER_MAX_ABSORPTION, LLAMA_SCATTER_MAX_ABSORPTION_LAST_N, LLAMA_SCATTER_MAX_RADIUS,
+    LLAMA_SCATTER_MAX_STEPS,
+};

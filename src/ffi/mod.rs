@@ -4,4 +4,5 @@ mod bindings;
 #[macro_use]
 mod guard;
 pub mod init;
+pub mod limits;
 mod vtable;

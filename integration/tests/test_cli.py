@@ -1,0 +1,150 @@
+"""The --scatter-* flags of the patched llama-completion and llama-cli, on the
+real model (issue 3, tests 1-4, plus bad values and the help text)."""
+
+import os
+import re
+import subprocess
+
+from tools import (PRESETS, PROMPTS, RANK_PRESERVING, args, check, completion,
+                   run_tests)
+
+BIN, MODEL = args()
+
+# The default chain of this llama.cpp without scatter: what a user gets by
+# removing `scatter` from --samplers.
+WITHOUT_SCATTER = "penalties;dry;top_n_sigma;top_k;typ_p;top_p;min_p;xtc;temperature"
+SAMPLED = ["--temp", "1.0"]
+
+
+def chain_line(log):
+    m = re.search(r"sampler chain: (.*)", log)
+    check(m, "no 'sampler chain:' line in the log")
+    return m.group(1)
+
+
+def params_text(log):
+    m = re.search(r"sampler params: \n(.*?)\n[^\n]*sampler chain:", log, re.S)
+    check(m, "no 'sampler params:' block in the log")
+    return m.group(1)
+
+
+def greedy_is_untouched():
+    for prompt in PROMPTS:
+        base, _ = completion(BIN, MODEL, prompt, ["--temp", "0"])
+        check(base.strip(), f"greedy produced no text for {prompt!r}")
+        for preset in RANK_PRESERVING:
+            text, log = completion(BIN, MODEL, prompt, ["--temp", "0", "--scatter-preset", preset])
+            check("-> scatter ->" in chain_line(log), f"{preset}: scatter not active in the chain")
+            check(text == base, f"greedy text changed by preset {preset} on {prompt!r}:\n{base!r}\n{text!r}")
+
+
+def same_seed_same_text_other_seed_other_text():
+    prompt = PROMPTS[0]
+    for preset in ["creative", "collision"]:
+        runs = {}
+        for seed in [7, 7, 8, 9]:
+            text, _ = completion(BIN, MODEL, prompt, [*SAMPLED, "--seed", str(seed), "--scatter-preset", preset], n_predict=48)
+            runs.setdefault(seed, []).append(text)
+        check(runs[7][0] == runs[7][1], f"{preset}: seed 7 gave two different texts")
+        check(len({runs[7][0], runs[8][0], runs[9][0]}) == 3, f"{preset}: seeds 7, 8, 9 did not give three different texts")
+
+
+def defaults_are_off():
+    for prompt in PROMPTS[:2]:
+        on, log = completion(BIN, MODEL, prompt, [*SAMPLED, "--seed", "11"], n_predict=48)
+        check("-> ?scatter ->" in chain_line(log), f"default chain should hold the no-op ?scatter: {chain_line(log)}")
+        off, log_off = completion(BIN, MODEL, prompt, [*SAMPLED, "--seed", "11", "--samplers", WITHOUT_SCATTER], n_predict=48)
+        check("scatter" not in chain_line(log_off), "scatter still in the chain after removing it from --samplers")
+        check(on == off, f"default scatter flags changed the text:\n{on!r}\n{off!r}")
+        seq, _ = completion(BIN, MODEL, prompt, [*SAMPLED, "--seed", "11", "--sampler-seq", "edskypmxt"], n_predict=48)
+        check(seq == off, "--sampler-seq without r differs from --samplers without scatter")
+
+
+def flags_reach_the_sampler():
+    prompt = PROMPTS[0]
+    base, _ = completion(BIN, MODEL, prompt, [*SAMPLED, "--seed", "5"], n_predict=64)
+    text, log = completion(BIN, MODEL, prompt, [*SAMPLED, "--seed", "5", "--scatter-strength", "0.3"], n_predict=64)
+    check(text != base, "--scatter-strength 0.3 did not change the sampled text")
+    chain = chain_line(log)
+    check(re.search(r"xtc -> scatter -> \??temp", chain), f"scatter not between xtc and temperature: {chain}")
+    check("scatter_strength = 0.300" in params_text(log), "strength 0.3 not shown in the sampler params")
+    env_text, _ = completion(BIN, MODEL, prompt, [*SAMPLED, "--seed", "5"], n_predict=64,
+                             env={"LLAMA_ARG_SCATTER_STRENGTH": "0.3"})
+    check(env_text == text, "LLAMA_ARG_SCATTER_STRENGTH=0.3 differs from --scatter-strength 0.3")
+
+    every_flag = {
+        "--scatter-k": ("32", "scatter_k = 32"),
+        "--scatter-strength": ("0.21", "scatter_strength = 0.210"),
+        "--scatter-radius": ("3.5", "scatter_radius = 3.500"),
+        "--scatter-steps": ("2", "scatter_steps = 2"),
+        "--scatter-strength-min": ("0.05", "scatter_strength_min = 0.050"),
+        "--scatter-strength-max": ("0.4", "scatter_strength_max = 0.400"),
+        "--scatter-entropy-target": ("0.6", "scatter_entropy_target = 0.600"),
+        "--scatter-absorption": ("0.07", "scatter_absorption = 0.070"),
+        "--scatter-absorption-last-n": ("48", "scatter_absorption_last_n = 48"),
+        "--scatter-collision": ("0.5", "scatter_collision = 0.500"),
+    }
+    argv = ["--scatter-adaptive"]
+    for flag, (value, _) in every_flag.items():
+        argv += [flag, value]
+    _, log = completion(BIN, MODEL, prompt, [*SAMPLED, "--seed", "5", *argv], n_predict=4)
+    shown = params_text(log)
+    for flag, (_, expected) in every_flag.items():
+        check(expected in shown, f"{flag}: '{expected}' not in the sampler params:\n{shown}")
+    check("scatter_adaptive = true" in shown, "--scatter-adaptive not shown")
+
+    # A preset sets every value; flags after it override it.
+    _, log = completion(BIN, MODEL, prompt, ["--scatter-preset", "adaptive-absorb", "--scatter-strength", "0.25"], n_predict=1)
+    shown = params_text(log)
+    for expected in ["scatter_strength = 0.250", "scatter_adaptive = true", "scatter_absorption = 0.060", "scatter_radius = 2.500"]:
+        check(expected in shown, f"preset + override: '{expected}' not in:\n{shown}")
+    _, log = completion(BIN, MODEL, prompt, ["--scatter-preset", "adaptive", "--no-scatter-adaptive"], n_predict=1)
+    check("scatter_adaptive = false" in params_text(log), "--no-scatter-adaptive after a preset did not turn adaptive off")
+
+
+def bad_values_are_refused():
+    cases = [
+        (["--scatter-strength", "2"], "--scatter-strength"),
+        (["--scatter-strength", "nan"], "--scatter-strength"),
+        (["--scatter-radius", "-1"], "--scatter-radius"),
+        (["--scatter-steps", "99"], "--scatter-steps"),
+        (["--scatter-k", "-5"], "--scatter-k"),
+        (["--scatter-k", "12abc"], "--scatter-k"),
+        (["--scatter-collision", "1.5"], "--scatter-collision"),
+        (["--scatter-absorption-last-n", "70000"], "--scatter-absorption-last-n"),
+        (["--scatter-preset", "loud"], "--scatter-preset"),
+    ]
+    for argv, flag in cases:
+        cmd = [os.path.join(BIN, "llama-completion"), "-m", MODEL, "-no-cnv", "-p", "x", "-n", "1", *argv]
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        check(proc.returncode != 0, f"{argv} was accepted")
+        check(f'"{flag}"' in proc.stderr, f"{argv}: the error does not name {flag}:\n{proc.stderr[-800:]}")
+    env = dict(os.environ, LLAMA_ARG_SCATTER_RADIUS="99")
+    proc = subprocess.run([os.path.join(BIN, "llama-completion"), "-m", MODEL, "-no-cnv", "-p", "x", "-n", "1"],
+                          capture_output=True, text=True, timeout=120, env=env)
+    check(proc.returncode != 0 and "LLAMA_ARG_SCATTER_RADIUS" in proc.stderr, "LLAMA_ARG_SCATTER_RADIUS=99 was accepted")
+
+
+def help_lists_flags_and_default_chain():
+    for tool in ["llama-completion", "llama-cli", "llama-server"]:
+        proc = subprocess.run([os.path.join(BIN, tool), "--help"], capture_output=True, text=True, timeout=60)
+        out = proc.stdout + proc.stderr
+        for flag in ["--scatter-preset", "--scatter-k", "--scatter-strength", "--scatter-radius", "--scatter-steps",
+                     "--scatter-adaptive", "--scatter-strength-min", "--scatter-strength-max",
+                     "--scatter-entropy-target", "--scatter-absorption", "--scatter-absorption-last-n",
+                     "--scatter-collision", "LLAMA_ARG_SCATTER_STRENGTH"]:
+            check(flag in out, f"{tool} --help does not list {flag}")
+        check("edskypmxrt" in out, f"{tool} --help: default --sampler-seq is not edskypmxrt")
+        check("xtc;scatter;temperature" in out, f"{tool} --help: default --samplers lacks xtc;scatter;temperature")
+        for preset in PRESETS:
+            check(preset in out, f"{tool} --help does not name preset {preset}")
+
+
+run_tests([
+    ("help lists every flag, preset and the default chain", help_lists_flags_and_default_chain),
+    ("bad values are refused, naming the flag", bad_values_are_refused),
+    ("greedy text is untouched by every rank-preserving preset", greedy_is_untouched),
+    ("same seed same text, other seed other text", same_seed_same_text_other_seed_other_text),
+    ("every flag at its default is off", defaults_are_off),
+    ("flags reach the sampler", flags_reach_the_sampler),
+])
