@@ -57,6 +57,19 @@ fn main() {
         .write_to_file(&out)
         .expect("could not write the llama.h bindings");
 
+    // llama.h without llama_sampler_init (late 2024): src/ffi/compat.rs.
+    println!("cargo:rustc-check-cfg=cfg(llama_no_sampler_init)");
+    println!("cargo:rerun-if-changed=src/ffi/compat/sampler_init.cpp");
+    if !bindings.to_string().contains("pub fn llama_sampler_init(") {
+        println!("cargo:rustc-cfg=llama_no_sampler_init");
+        cc::Build::new()
+            .cpp(true)
+            .std("c++17")
+            .includes(&dirs)
+            .file("src/ffi/compat/sampler_init.cpp")
+            .compile("llama_scatter_compat");
+    }
+
     if let Some(lib_dir) = env::var_os("LLAMA_CPP_LIB_DIR") {
         println!(
             "cargo:rustc-link-search=native={}",
@@ -65,10 +78,18 @@ fn main() {
     }
     println!("cargo:rustc-link-lib=dylib=llama");
 
-    // The shared library is versioned like other C libraries: the soname
-    // carries the major version, and $ORIGIN lets it find the libllama
-    // installed beside it.
+    // The shared library is versioned like other C libraries, with Cargo's
+    // semver rules for what is compatible: the soname carries the major
+    // version, or "0.MINOR" while the major is 0 (README "Versioning";
+    // cmake/RustLibrary.cmake names the files alike, c_tests checks both).
+    // $ORIGIN lets it find the libllama installed beside it.
     let major = env::var("CARGO_PKG_VERSION_MAJOR").expect("cargo sets the version");
-    println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libllama_scatter.so.{major}");
+    let minor = env::var("CARGO_PKG_VERSION_MINOR").expect("cargo sets the version");
+    let abi = if major == "0" {
+        format!("0.{minor}")
+    } else {
+        major
+    };
+    println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libllama_scatter.so.{abi}");
     println!("cargo:rustc-cdylib-link-arg=-Wl,-rpath,$ORIGIN");
 }

@@ -1,6 +1,7 @@
 # cmake --install: header, shared and static library, CMake package
 # `llama_scatter` (targets llama_scatter::llama_scatter and
-# llama_scatter::llama_scatter_static) and pkg-config `llama-scatter`.
+# llama_scatter::llama_scatter_static) and pkg-config `llama-scatter`
+# (shared) and `llama-scatter-static`.
 # llama.cpp's own install rules put libllama, ggml and their packages into
 # the same prefix, so the prefix is self-contained.
 include(CMakePackageConfigHelpers)
@@ -22,14 +23,16 @@ configure_package_config_file(
     PATH_VARS CMAKE_INSTALL_INCLUDEDIR CMAKE_INSTALL_LIBDIR)
 write_basic_package_version_file(
     "${PROJECT_BINARY_DIR}/llama_scatterConfigVersion.cmake"
-    COMPATIBILITY SameMinorVersion)
+    COMPATIBILITY ${LLAMA_SCATTER_COMPATIBILITY})
 install(FILES
     "${PROJECT_BINARY_DIR}/llama_scatterConfig.cmake"
     "${PROJECT_BINARY_DIR}/llama_scatterConfigVersion.cmake"
     DESTINATION "${_cmake_dir}")
 
-configure_file("${PROJECT_SOURCE_DIR}/cmake/llama-scatter.pc.in" "${PROJECT_BINARY_DIR}/llama-scatter.pc" @ONLY)
-install(FILES "${PROJECT_BINARY_DIR}/llama-scatter.pc" DESTINATION "${CMAKE_INSTALL_LIBDIR}/pkgconfig")
+foreach(_pc llama-scatter llama-scatter-static)
+    configure_file("${PROJECT_SOURCE_DIR}/cmake/${_pc}.pc.in" "${PROJECT_BINARY_DIR}/${_pc}.pc" @ONLY)
+    install(FILES "${PROJECT_BINARY_DIR}/${_pc}.pc" DESTINATION "${CMAKE_INSTALL_LIBDIR}/pkgconfig")
+endforeach()
 
 # The patched tools: llama.cpp's own rules install llama-server and mtmd;
 # the other two tools and the shared libraries the three link go here.

@@ -16,14 +16,24 @@ if(TARGET llama)
     return()
 endif()
 
-set(LLAMA_CPP_SOURCE_DIR "${PROJECT_SOURCE_DIR}/.deps/llama.cpp" CACHE PATH
-    "llama.cpp source tree to build against (default: the pinned tree fetched by scripts/fetch-llama-cpp.sh)")
+# Which llama.cpp: the tree vendored in a llama-cpp-python source
+# distribution (0.3.36, llama.cpp 0c1e570, is the pinned one; the version
+# matrix in README "Compatibility" uses others), or your own checkout.
+set(LLAMA_SCATTER_LLAMA_CPP_PYTHON "0.3.36" CACHE STRING
+    "llama-cpp-python version whose vendored llama.cpp is fetched and used when LLAMA_CPP_SOURCE_DIR is not given")
+if(LLAMA_SCATTER_LLAMA_CPP_PYTHON STREQUAL "0.3.36")
+    set(_fetched_dir "${PROJECT_SOURCE_DIR}/.deps/llama.cpp")
+else()
+    set(_fetched_dir "${PROJECT_SOURCE_DIR}/.deps/llama.cpp-${LLAMA_SCATTER_LLAMA_CPP_PYTHON}")
+endif()
+set(LLAMA_CPP_SOURCE_DIR "${_fetched_dir}" CACHE PATH
+    "llama.cpp source tree to build against (default: fetched by scripts/fetch-llama-cpp.sh)")
 
 if(NOT EXISTS "${LLAMA_CPP_SOURCE_DIR}/include/llama.h")
-    if(LLAMA_CPP_SOURCE_DIR STREQUAL "${PROJECT_SOURCE_DIR}/.deps/llama.cpp")
-        message(STATUS "Fetching the pinned llama.cpp into ${LLAMA_CPP_SOURCE_DIR}")
+    if(LLAMA_CPP_SOURCE_DIR STREQUAL _fetched_dir)
+        message(STATUS "Fetching llama.cpp of llama-cpp-python ${LLAMA_SCATTER_LLAMA_CPP_PYTHON} into ${LLAMA_CPP_SOURCE_DIR}")
         execute_process(
-            COMMAND bash "${PROJECT_SOURCE_DIR}/scripts/fetch-llama-cpp.sh" "${LLAMA_CPP_SOURCE_DIR}"
+            COMMAND bash "${PROJECT_SOURCE_DIR}/scripts/fetch-llama-cpp.sh" "${LLAMA_CPP_SOURCE_DIR}" "${LLAMA_SCATTER_LLAMA_CPP_PYTHON}"
             RESULT_VARIABLE fetch_result)
         if(NOT fetch_result EQUAL 0)
             message(FATAL_ERROR "scripts/fetch-llama-cpp.sh failed; pass -DLLAMA_CPP_SOURCE_DIR=/path/to/llama.cpp to use your own checkout")
@@ -67,6 +77,55 @@ set(LLAMA_BUILD_APP      OFF CACHE BOOL "" FORCE)
 set(LLAMA_OPENSSL        OFF CACHE BOOL "" FORCE)
 set(LLAMA_CURL           OFF CACHE BOOL "" FORCE)
 set(GGML_BACKEND_DL      OFF CACHE BOOL "" FORCE)
+
+# llama.cpp takes its build info (`llama-cli --version`) from git in its
+# source directory. The pinned tree has no .git and the patched copy sits in
+# our build tree, so git would report *our* commit: name the tree we build
+# from instead (its git HEAD, or the version it was fetched from).
+if(NOT DEFINED LLAMA_BUILD_COMMIT)
+    get_filename_component(_llama_parent "${LLAMA_CPP_SOURCE_DIR}" DIRECTORY)
+    execute_process(
+        COMMAND ${CMAKE_COMMAND} -E env "GIT_CEILING_DIRECTORIES=${_llama_parent}"
+                git -C "${LLAMA_CPP_SOURCE_DIR}" rev-parse --short HEAD
+        OUTPUT_VARIABLE _llama_commit OUTPUT_STRIP_TRAILING_WHITESPACE
+        ERROR_QUIET RESULT_VARIABLE _git_result)
+    if(NOT _git_result EQUAL 0)
+        set(_llama_commit "unknown")
+        if(EXISTS "${LLAMA_CPP_SOURCE_DIR}/.llama-scatter-source")
+            file(STRINGS "${LLAMA_CPP_SOURCE_DIR}/.llama-scatter-source" _llama_commit LIMIT_COUNT 1)
+        endif()
+    endif()
+    if(LLAMA_SCATTER_LLAMA_TOOLS)
+        string(APPEND _llama_commit "+scatter")
+    endif()
+    set(LLAMA_BUILD_COMMIT "${_llama_commit}")
+    if(NOT DEFINED LLAMA_BUILD_NUMBER)
+        set(LLAMA_BUILD_NUMBER 0)
+    endif()
+endif()
+
+# The llama.cpp API as far as our build and tests care (README
+# "Compatibility"): llama_sampler_init appeared in early 2025 (before, the
+# Rust library creates sampler shells through a C++ shim, see
+# src/ffi/compat.rs); llama_sampler_copy in 2026; the llama_model/vocab API
+# that loads today's models in 2025.
+file(READ "${LLAMA_CPP_SOURCE_DIR}/include/llama.h" _llama_h)
+string(REGEX MATCH "llama_sampler_init *\\(" LLAMA_HAS_SAMPLER_INIT "${_llama_h}")
+string(REGEX MATCH "llama_sampler_copy *\\(" LLAMA_HAS_SAMPLER_COPY "${_llama_h}")
+string(REGEX MATCH "llama_sampler_init_top_n_sigma *\\(" LLAMA_HAS_TOP_N_SIGMA "${_llama_h}")
+string(REGEX MATCH "llama_model_get_vocab *\\(" LLAMA_HAS_MODEL_API "${_llama_h}")
+string(REGEX MATCH "llama_sampler_init_penalties *\\(([^;]*)\\);" _ "${_llama_h}")
+string(REGEX REPLACE "//[^\n]*" "" _penalties_params "${CMAKE_MATCH_1}")
+string(REGEX MATCHALL "," _commas "${_penalties_params}")
+list(LENGTH _commas _n_commas)
+math(EXPR _penalties_args "${_n_commas} + 1")
+# For c_tests/support/llama_compat.h.
+set(LLAMA_API_DEFINITIONS LLAMA_PENALTIES_ARGS=${_penalties_args})
+foreach(_feature SAMPLER_COPY TOP_N_SIGMA)
+    if(LLAMA_HAS_${_feature})
+        list(APPEND LLAMA_API_DEFINITIONS LLAMA_HAS_${_feature})
+    endif()
+endforeach()
 
 # Installed libllama finds the ggml libraries beside it, and the installed
 # tools find them in ../lib, so a prefix outside the loader's search path

@@ -9,7 +9,16 @@ find_program(CARGO_EXECUTABLE cargo HINTS "$ENV{HOME}/.cargo/bin" REQUIRED)
 set(LLAMA_SCATTER_CARGO_TARGET_DIR "${PROJECT_BINARY_DIR}/cargo")
 set(_cargo_out "${LLAMA_SCATTER_CARGO_TARGET_DIR}/release")
 set(_lib_dir "${PROJECT_BINARY_DIR}/lib")
-set(LLAMA_SCATTER_SONAME "libllama_scatter.so.${PROJECT_VERSION_MAJOR}")
+# Soname policy (as build.rs sets it): .so.MAJOR, or .so.0.MINOR while the
+# major version is 0, where every minor release may break the ABI.
+if(PROJECT_VERSION_MAJOR EQUAL 0)
+    set(LLAMA_SCATTER_ABI_VERSION "0.${PROJECT_VERSION_MINOR}")
+    set(LLAMA_SCATTER_COMPATIBILITY SameMinorVersion)
+else()
+    set(LLAMA_SCATTER_ABI_VERSION "${PROJECT_VERSION_MAJOR}")
+    set(LLAMA_SCATTER_COMPATIBILITY SameMajorVersion)
+endif()
+set(LLAMA_SCATTER_SONAME "libllama_scatter.so.${LLAMA_SCATTER_ABI_VERSION}")
 set(LLAMA_SCATTER_SHARED_FILE "libllama_scatter.so.${PROJECT_VERSION}")
 set(LLAMA_SCATTER_SHARED "${_lib_dir}/${LLAMA_SCATTER_SHARED_FILE}")
 set(LLAMA_SCATTER_STATIC "${_lib_dir}/libllama_scatter.a")
@@ -34,7 +43,7 @@ if(LLAMA_SCATTER_NATIVE)
 endif()
 
 file(GLOB_RECURSE _rust_sources CONFIGURE_DEPENDS
-    "${PROJECT_SOURCE_DIR}/src/*.rs"
+    "${PROJECT_SOURCE_DIR}/src/*.rs" "${PROJECT_SOURCE_DIR}/src/*.cpp"
     "${PROJECT_SOURCE_DIR}/scatter-core/src/*.rs")
 list(APPEND _rust_sources
     "${PROJECT_SOURCE_DIR}/Cargo.toml" "${PROJECT_SOURCE_DIR}/Cargo.lock"
@@ -72,6 +81,11 @@ add_library(llama_scatter::llama_scatter ALIAS llama_scatter)
 # system libraries (cargo's "native-static-libs" list on Linux).
 set(LLAMA_SCATTER_STATIC_SYSTEM_LIBS "Threads::Threads;${CMAKE_DL_LIBS};m;gcc_s;util;rt")
 set(LLAMA_SCATTER_STATIC_SYSTEM_LIBS_PC "-lpthread -ldl -lm -lgcc_s -lutil -lrt")
+if(NOT LLAMA_HAS_SAMPLER_INIT)
+    # The C++ shim of src/ffi/compat.rs uses operator new.
+    list(APPEND LLAMA_SCATTER_STATIC_SYSTEM_LIBS stdc++)
+    string(APPEND LLAMA_SCATTER_STATIC_SYSTEM_LIBS_PC " -lstdc++")
+endif()
 add_library(llama_scatter_static STATIC IMPORTED GLOBAL)
 set_target_properties(llama_scatter_static PROPERTIES
     IMPORTED_LOCATION "${LLAMA_SCATTER_STATIC}"

@@ -10,6 +10,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "llama.h"
+#define LLAMA_SCATTER_STRINGIFY_(x) #x
+#define LLAMA_SCATTER_STRINGIFY(x) LLAMA_SCATTER_STRINGIFY_(x)
+#define LLAMA_SCATTER_VERSION_STRING \
+    LLAMA_SCATTER_STRINGIFY(LLAMA_SCATTER_VERSION_MAJOR) "." \
+    LLAMA_SCATTER_STRINGIFY(LLAMA_SCATTER_VERSION_MINOR) "." \
+    LLAMA_SCATTER_STRINGIFY(LLAMA_SCATTER_VERSION_PATCH)
+
 
 // Largest `radius` the sampler uses; larger values are capped to it.
 #define LLAMA_SCATTER_MAX_RADIUS 16.0
@@ -22,6 +29,15 @@
 
 // Largest `absorption_last_n` (history window) the sampler keeps.
 #define LLAMA_SCATTER_MAX_ABSORPTION_LAST_N 65536
+
+// Major version of llama-scatter (the header this program was compiled with).
+#define LLAMA_SCATTER_VERSION_MAJOR 0
+
+// Minor version of llama-scatter.
+#define LLAMA_SCATTER_VERSION_MINOR 1
+
+// Patch version of llama-scatter.
+#define LLAMA_SCATTER_VERSION_PATCH 0
 
 #ifdef __cplusplus
 extern "C" {
@@ -102,6 +118,11 @@ struct llama_sampler *llama_sampler_init_scatter_ext(int32_t k,
                                                      int32_t absorption_last_n,
                                                      float collision,
                                                      uint32_t seed);
+
+// Version of the llama-scatter library loaded at run time, as
+// "MAJOR.MINOR.PATCH" (a static string; never NULL). Compare it with
+// `LLAMA_SCATTER_VERSION_STRING` to detect a header/library mismatch.
+const char *llama_scatter_version(void);
 
 #ifdef __cplusplus
 }  // extern "C"

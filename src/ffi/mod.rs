@@ -1,8 +1,10 @@
 //! Everything that touches llama.cpp's C types.
 
 mod bindings;
+mod compat;
 #[macro_use]
 mod guard;
 pub mod init;
 pub mod limits;
+pub mod version;
 mod vtable;

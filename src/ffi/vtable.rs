@@ -6,9 +6,9 @@
 //! it after calling `free`.
 
 use super::bindings::{
-    llama_sampler, llama_sampler_i, llama_sampler_init, llama_token, llama_token_data,
-    llama_token_data_array,
+    llama_sampler, llama_sampler_i, llama_token, llama_token_data, llama_token_data_array,
 };
+use super::compat::llama_sampler_init;
 use scatter_core::{Outcome, Scatter, TokenData, NOOP_NAME};
 use std::ffi::{c_char, c_void};
 use std::mem::{align_of, offset_of, size_of};
