@@ -10,7 +10,7 @@
 #  - fuzz_*: each cargo-fuzz target for a short smoke run.
 find_program(VALGRIND_EXECUTABLE valgrind REQUIRED)
 
-set(_suites test_invariants test_gate test_absorption test_chain test_null test_threads test_hostile)
+set(_suites test_invariants test_gate test_absorption test_chain test_null test_threads test_hostile test_stats)
 foreach(suite IN LISTS _suites)
     add_test(NAME memcheck_${suite}
         COMMAND "${VALGRIND_EXECUTABLE}" --quiet --leak-check=full

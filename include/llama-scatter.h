@@ -39,6 +39,20 @@
 // Patch version of llama-scatter.
 #define LLAMA_SCATTER_VERSION_PATCH 0
 
+// Counters of a scatter sampler since it was made or last reset.
+typedef struct llama_scatter_stats {
+  // Calls of apply.
+  uint64_t n_apply;
+  // Applies on which the collision gate fired (every apply at collision 1).
+  uint64_t n_fired;
+  // Applies that rewrote the candidates (the gate fired and there were at
+  // least two finite candidates and no forced token).
+  uint64_t n_scattered;
+  // Sum of the strength those rewrites used (the adaptive strength in
+  // adaptive mode): `strength_sum / n_scattered` is the mean strength.
+  double strength_sum;
+} llama_scatter_stats;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -118,6 +132,20 @@ struct llama_sampler *llama_sampler_init_scatter_ext(int32_t k,
                                                      int32_t absorption_last_n,
                                                      float collision,
                                                      uint32_t seed);
+
+// Reads the counters of a scatter sampler into `*out`.
+//
+// Returns false, and zeroes `*out`, when `smpl` is NULL or not a scatter
+// sampler (find it in a chain with `llama_sampler_chain_get`); a disabled
+// (`?scatter`) sampler returns true with all counters 0. `out` may not be
+// NULL (then nothing is written and false is returned). `clone` copies the
+// counters; `reset` clears them.
+//
+// # Safety
+// `smpl` is NULL or a live llama.cpp sampler; `out` is NULL or points to a
+// writable `struct llama_scatter_stats`.
+bool llama_sampler_scatter_stats(const struct llama_sampler *smpl,
+                                 struct llama_scatter_stats *out);
 
 // Version of the llama-scatter library loaded at run time, as
 // "MAJOR.MINOR.PATCH" (a static string; never NULL). Compare it with

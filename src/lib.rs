@@ -12,6 +12,7 @@ pub use ffi::limits::{
     LLAMA_SCATTER_MAX_ABSORPTION, LLAMA_SCATTER_MAX_ABSORPTION_LAST_N, LLAMA_SCATTER_MAX_RADIUS,
     LLAMA_SCATTER_MAX_STEPS,
 };
+pub use ffi::stats::{llama_sampler_scatter_stats, llama_scatter_stats};
 pub use ffi::version::{
     llama_scatter_version, LLAMA_SCATTER_VERSION_MAJOR, LLAMA_SCATTER_VERSION_MINOR,
     LLAMA_SCATTER_VERSION_PATCH,

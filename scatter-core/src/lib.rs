@@ -46,4 +46,4 @@ mod strength;
 
 pub use candidate::TokenData;
 pub use params::Params;
-pub use sampler::{Outcome, Scatter, EPSILON, NAME, NOOP_NAME};
+pub use sampler::{Outcome, Scatter, Stats, EPSILON, NAME, NOOP_NAME};

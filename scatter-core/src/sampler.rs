@@ -51,6 +51,24 @@ struct Active {
     gate: CollisionGate,
     history: History,
     scratch: Scratch,
+    stats: Stats,
+}
+
+/// What an active sampler did since it was made or last reset. Kept so that
+/// users and the evaluation tool can see the adaptive strength and the
+/// collision gate at work without re-deriving them; a noop sampler's stay 0.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Stats {
+    /// Calls of `apply`.
+    pub applies: u64,
+    /// Applies on which the collision gate fired (all of them at collision 1).
+    pub fired: u64,
+    /// Applies that rewrote the candidates (fired, and two or more finite
+    /// candidates, no forced token).
+    pub scattered: u64,
+    /// Sum of the strength used by those rewrites (the adaptive strength
+    /// in adaptive mode); divide by `scattered` for the mean.
+    pub strength_sum: f64,
 }
 
 /// Buffers reused across applies, so that apply allocates only while the
@@ -74,6 +92,7 @@ impl Scatter {
             gate: CollisionGate::new(config.collision, config.seed),
             history: History::new(config.absorption.map_or(0, |a| a.window)),
             scratch: Scratch::default(),
+            stats: Stats::default(),
             config,
         });
         Self { active }
@@ -102,12 +121,21 @@ impl Scatter {
         }
     }
 
-    /// Clears the history and restarts the gate's RNG from the seed.
+    /// Clears the history and the stats and restarts the gate's RNG from
+    /// the seed.
     pub fn reset(&mut self) {
         if let Some(a) = &mut self.active {
             a.history.clear();
             a.gate.reset();
+            a.stats = Stats::default();
         }
+    }
+
+    /// What this sampler did since it was made or last reset.
+    pub fn stats(&self) -> Stats {
+        self.active
+            .as_ref()
+            .map_or_else(Stats::default, |a| a.stats)
     }
 
     /// Scatters `candidates` in place (SPEC §4.2–4.6). See [`Outcome`] for
@@ -115,7 +143,9 @@ impl Scatter {
     pub fn apply(&mut self, candidates: &mut [TokenData]) -> Outcome {
         match &mut self.active {
             Some(a) => {
+                a.stats.applies += 1;
                 if a.gate.fires() {
+                    a.stats.fired += 1;
                     a.scatter(candidates)
                 } else {
                     Outcome::Untouched
@@ -145,6 +175,8 @@ impl Active {
             }
             None => self.config.strength,
         };
+        self.stats.scattered += 1;
+        self.stats.strength_sum += strength;
         if strength > 0.0 {
             s.q.clear();
             s.q.extend_from_slice(&s.p);

@@ -6,5 +6,6 @@ mod compat;
 mod guard;
 pub mod init;
 pub mod limits;
+pub mod stats;
 pub mod version;
 mod vtable;

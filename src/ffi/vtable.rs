@@ -61,6 +61,18 @@ unsafe fn state<'a>(smpl: *const llama_sampler) -> Option<&'a Scatter> {
     unsafe { smpl.ctx.cast::<Scatter>().as_ref() }
 }
 
+/// The state behind `smpl` if it is a scatter sampler (its iface is ours);
+/// `None` for NULL or any other sampler.
+///
+/// SAFETY: `smpl` is NULL or a live llama.cpp sampler.
+pub(crate) unsafe fn scatter_state<'a>(smpl: *const llama_sampler) -> Option<&'a Scatter> {
+    let shell = unsafe { smpl.as_ref() }?;
+    if !ptr::eq(shell.iface.cast_const(), ptr::addr_of!(SCATTER_I)) {
+        return None;
+    }
+    unsafe { state(smpl) }
+}
+
 /// Mutable form of [`state`].
 ///
 /// SAFETY: as for [`state`], and nothing else uses the sampler meanwhile
