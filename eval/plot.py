@@ -19,7 +19,7 @@ from xml.sax.saxutils import escape
 
 COLORS = {"without scatter": "#7f7f7f", "scatter": "#d62728", "temperature, matched entropy": "#1f77b4"}
 KIND_COLORS = {"greedy": "#000000", "temperature": "#1f77b4", "temperature, no truncation": "#9467bd",
-               "scatter": "#d62728", "matched temperature": "#17becf"}
+               "scatter": "#d62728", "matched temperature": "#17becf", "scatter, no truncation": "#ff7f0e"}
 
 
 def svg(width, height, body):

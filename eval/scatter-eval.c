@@ -45,7 +45,8 @@ static void usage(const char * argv0) {
     fprintf(stderr,
             "usage: %s -m MODEL --open FILE --factual FILE [options]\n"
             "  --configs LIST   comma-separated: greedy, temp=T, rawtemp=T (no truncation),\n"
-            "                   PRESET@T (truncation, scatter preset, temperature T), match:PRESET@T\n"
+            "                   PRESET@T (truncation, scatter preset, temperature T), match:PRESET@T,\n"
+            "                   raw:PRESET@T (scatter and temperature on the full vocabulary)\n"
             "                   (default: the EVALUATION.md set)\n"
             "  -n N             tokens per open-ended continuation (default 32)\n"
             "  --samples K      continuations per prompt, at most %d (default 4)\n"
@@ -57,7 +58,7 @@ static void usage(const char * argv0) {
 }
 
 static const char * DEFAULT_CONFIGS =
-    "greedy,temp=0.7,temp=1.0,temp=1.3,rawtemp=1.0,"
+    "greedy,temp=0.7,temp=0.8,temp=1.0,temp=1.3,rawtemp=0.8,rawtemp=1.0,raw:creative@0.8,"
     "subtle@0.8,creative@0.8,adaptive@0.8,collision@0.8,adaptive-absorb@0.8,"
     "match:subtle@0.8,match:creative@0.8,match:adaptive@0.8,match:collision@0.8,match:adaptive-absorb@0.8";
 
@@ -129,7 +130,7 @@ static int read_prompts(const char * path, prompt * out, int max) {
 
 /* ------------------------------------------------------------------ configs */
 
-typedef enum { GREEDY, TEMP, RAWTEMP, SCATTER, MATCHED } config_kind;
+typedef enum { GREEDY, TEMP, RAWTEMP, SCATTER, MATCHED, RAWSCATTER } config_kind;
 
 typedef struct metrics {
     double distinct1, distinct2, rep4, logprob, entropy;
@@ -173,9 +174,9 @@ static int parse_config(const char * spec, config * c) {
         c->kind = RAWTEMP;
         c->temp = strtof(spec + 8, NULL);
     } else if (at) {
-        const int matched = !strncmp(spec, "match:", 6);
-        const char * name = spec + (matched ? 6 : 0);
-        c->kind = matched ? MATCHED : SCATTER;
+        const int matched = !strncmp(spec, "match:", 6), raw = !strncmp(spec, "raw:", 4);
+        const char * name = spec + (matched ? 6 : raw ? 4 : 0);
+        c->kind = matched ? MATCHED : raw ? RAWSCATTER : SCATTER;
         c->preset = preset_index(name, (size_t) (at - name));
         c->temp = c->preset_temp = strtof(at + 1, NULL);
         if (c->preset < 0) {
@@ -212,12 +213,12 @@ static sampler_set make_samplers(const config * c, float temp, uint32_t seed) {
     struct llama_sampler_chain_params cp = llama_sampler_chain_default_params();
     cp.no_perf = true;
     sampler_set s = { llama_sampler_chain_init(cp), llama_sampler_chain_init(cp), NULL, NULL };
-    if (c->kind != RAWTEMP && c->kind != GREEDY) {
+    if (c->kind == TEMP || c->kind == SCATTER || c->kind == MATCHED) {
         llama_sampler_chain_add(s.trunc, llama_sampler_init_top_k(TOP_K));
         llama_sampler_chain_add(s.trunc, llama_sampler_init_top_p(TOP_P, 1));
         llama_sampler_chain_add(s.trunc, llama_sampler_init_min_p(MIN_P, 1));
     }
-    if (c->kind == SCATTER) {
+    if (c->kind == SCATTER || c->kind == RAWSCATTER) {
         const scatter_params p = scatter_preset(c->preset, seed);
         s.scatter = scatter_make(&p);
         llama_sampler_chain_add(s.shape, s.scatter);
@@ -682,7 +683,8 @@ static void dump_dists(eval * e, FILE * f, const config * configs, int n_configs
     fprintf(f, "\n]\n");
 }
 
-static const char * KIND_NAMES[] = { "greedy", "temperature", "temperature, no truncation", "scatter", "matched temperature" };
+static const char * KIND_NAMES[] = { "greedy",  "temperature", "temperature, no truncation", "scatter",
+                                     "matched temperature", "scatter, no truncation" };
 
 static void write_outputs(const options * o, const config * cs, int n) {
     printf("\n%-26s %6s %7s %7s %6s %8s %7s %8s %8s %8s %8s %7s %6s %6s\n", "config", "T", "dist-1", "dist-2",
