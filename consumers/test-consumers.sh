@@ -21,12 +21,15 @@ export CMAKE_PREFIX_PATH="$prefix"
 unset LD_LIBRARY_PATH
 
 check_links() {
-  local exe=$1 mode=$2
+  local exe=$1 mode=$2 libs
+  # ldd's output is read whole first: `ldd | grep -q` can fail under
+  # pipefail when grep exits early and ldd gets SIGPIPE.
+  libs=$(ldd "$exe")
   if [ "$mode" = shared ]; then
-    ldd "$exe" | grep -q "libllama_scatter.so.* => $prefix/lib/" ||
-      { echo "FAIL $exe does not load libllama_scatter from the prefix"; ldd "$exe"; return 1; }
+    grep -q "libllama_scatter.so.* => $prefix/lib/" <<< "$libs" ||
+      { echo "FAIL $exe does not load libllama_scatter from the prefix"; echo "$libs"; return 1; }
   else
-    ! ldd "$exe" | grep -q libllama_scatter ||
+    ! grep -q libllama_scatter <<< "$libs" ||
       { echo "FAIL $exe loads libllama_scatter although linked statically"; return 1; }
   fi
 }

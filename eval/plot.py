@@ -9,7 +9,10 @@ standard library only:
                             the matched entropy;
   diversity-vs-tail.svg     distinct-2 against the probability mass the
                             sampling distribution put outside the model's
-                            top-p 0.95 nucleus, for every configuration.
+                            top-p 0.95 nucleus, for every configuration;
+  diversity-vs-coherence.svg  distinct-2 against the mean log-probability of
+                            the generated tokens under the unmodified model;
+  table.md                  the results as a Markdown table.
 """
 import csv
 import json
@@ -18,8 +21,8 @@ import sys
 from xml.sax.saxutils import escape
 
 COLORS = {"without scatter": "#7f7f7f", "scatter": "#d62728", "temperature, matched entropy": "#1f77b4"}
-KIND_COLORS = {"greedy": "#000000", "temperature": "#1f77b4", "temperature, no truncation": "#9467bd",
-               "scatter": "#d62728", "matched temperature": "#17becf", "scatter, no truncation": "#ff7f0e"}
+KIND_COLORS = {"greedy": "#000000", "temperature": "#1f77b4", "temperature (no truncation)": "#9467bd",
+               "scatter": "#d62728", "matched temperature": "#17becf", "scatter (no truncation)": "#ff7f0e"}
 
 
 def svg(width, height, body):
@@ -66,42 +69,68 @@ def distributions(entries, out_dir):
             f.write(svg(w, top + len(group) * panel_h + 20, body))
 
 
-def diversity_vs_tail(rows, out_dir):
-    w, h, m = 760, 480, 70
-    xs = [float(r["mass_outside_nucleus"]) for r in rows]
+def scatter_plot(rows, xkey, xlabel, title, path):
+    """distinct-2 against rows[xkey]; points numbered, the numbers listed on the right."""
+    w, h, m, legend = 980, 520, 70, 260
+    xs = [float(r[xkey]) for r in rows]
     ys = [float(r["distinct2"]) for r in rows]
-    x1 = max(xs) * 1.15 or 1.0
-    y0, y1 = min(ys) - 0.05, max(ys) + 0.05
+    xa, xb = min(xs), max(xs)
+    pad = (xb - xa) * 0.08 or 0.01
+    xa, xb = xa - pad, xb + pad
+    y0, y1 = min(ys) - 0.03, max(ys) + 0.03
+    right = w - legend
 
     def px(x):
-        return m + x / x1 * (w - 2 * m)
+        return m + (x - xa) / (xb - xa) * (right - 2 * m)
 
     def py(y):
         return h - m - (y - y0) / (y1 - y0) * (h - 2 * m)
 
-    body = [f'<text x="{m}" y="24" font-size="14">Diversity against tail leakage, every configuration</text>',
-            f'<line x1="{m}" y1="{h - m}" x2="{w - m}" y2="{h - m}" stroke="black"/>',
+    body = [f'<text x="{m}" y="24" font-size="14">{escape(title)}</text>',
+            f'<line x1="{m}" y1="{h - m}" x2="{right - m}" y2="{h - m}" stroke="black"/>',
             f'<line x1="{m}" y1="{m}" x2="{m}" y2="{h - m}" stroke="black"/>',
-            f'<text x="{w / 2}" y="{h - 25}" text-anchor="middle">probability mass outside the model\'s top-p 0.95 '
-            f'nucleus (mean per step)</text>',
+            f'<text x="{(right) / 2}" y="{h - 25}" text-anchor="middle">{escape(xlabel)}</text>',
             f'<text x="18" y="{h / 2}" text-anchor="middle" transform="rotate(-90 18 {h / 2})">distinct-2 across '
             f'continuations</text>']
     for i in range(5):
-        xv, yv = x1 * i / 4, y0 + (y1 - y0) * i / 4
+        xv, yv = xa + (xb - xa) * i / 4, y0 + (y1 - y0) * i / 4
         body.append(f'<text x="{px(xv):.1f}" y="{h - m + 16}" text-anchor="middle">{xv:.3f}</text>')
         body.append(f'<text x="{m - 6}" y="{py(yv) + 4:.1f}" text-anchor="end">{yv:.2f}</text>')
-    for r, x, y in zip(rows, xs, ys):
+    for n, (r, x, y) in enumerate(zip(rows, xs, ys), 1):
         color = KIND_COLORS.get(r["kind"], "#333")
-        body.append(f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="5" fill="{color}"/>')
-        body.append(f'<text x="{px(x) + 7:.1f}" y="{py(y) - 6:.1f}" fill="{color}">{escape(r["config"])}</text>')
-    with open(os.path.join(out_dir, "diversity-vs-tail.svg"), "w") as f:
+        body.append(f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="5" fill="{color}" fill-opacity="0.8"/>')
+        body.append(f'<text x="{px(x) + 6:.1f}" y="{py(y) - 5:.1f}" fill="{color}" font-size="9">{n}</text>')
+        body.append(f'<text x="{right + 10}" y="{m + n * 16}" fill="{color}">{n}. {escape(r["config"])} '
+                    f'(T {float(r["temperature"]):.2f})</text>')
+    with open(path, "w") as f:
         f.write(svg(w, h, body))
+
+
+def table(rows, path):
+    """The results as a Markdown table (copied into EVALUATION.md)."""
+    cols = [("config", "config", "{}"), ("T", "temperature", "{:.2f}"), ("distinct-1", "distinct1", "{:.3f}"),
+            ("distinct-2", "distinct2", "{:.3f}"), ("rep-4", "rep4", "{:.3f}"), ("log p", "mean_logprob", "{:.3f}"),
+            ("H", "entropy", "{:.3f}"), ("tok ∉ top40", "tok_outside_top40", "{:.4f}"),
+            ("tok ∉ nucleus", "tok_outside_nucleus", "{:.4f}"), ("mass ∉ top40", "mass_outside_top40", "{:.4f}"),
+            ("mass ∉ nucleus", "mass_outside_nucleus", "{:.4f}"), ("factual", "factual_accuracy", "{:.3f}"),
+            ("fire", "fire_rate", "{:.3f}"), ("strength", "mean_strength", "{:.3f}")]
+    lines = ["| " + " | ".join(c[0] for c in cols) + " |", "|" + "---|" * len(cols)]
+    for r in rows:
+        cells = [fmt.format(r[key] if key == "config" else float(r[key])) for _, key, fmt in cols]
+        lines.append("| " + " | ".join(cells) + " |")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
 
 
 def main(results_dir):
     with open(os.path.join(results_dir, "results.csv"), newline="") as f:
         rows = list(csv.DictReader(f))
-    diversity_vs_tail(rows, results_dir)
+    scatter_plot(rows, "mass_outside_nucleus", "probability mass outside the model's top-p 0.95 nucleus (mean per step)",
+                 "Diversity against tail leakage, every configuration", os.path.join(results_dir, "diversity-vs-tail.svg"))
+    scatter_plot(rows, "mean_logprob", "mean log-probability of the generated tokens under the unmodified model",
+                 "Diversity against coherence, every configuration",
+                 os.path.join(results_dir, "diversity-vs-coherence.svg"))
+    table(rows, os.path.join(results_dir, "table.md"))
     with open(os.path.join(results_dir, "distributions.json")) as f:
         distributions(json.load(f), results_dir)
 

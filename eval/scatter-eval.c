@@ -683,8 +683,8 @@ static void dump_dists(eval * e, FILE * f, const config * configs, int n_configs
     fprintf(f, "\n]\n");
 }
 
-static const char * KIND_NAMES[] = { "greedy",  "temperature", "temperature, no truncation", "scatter",
-                                     "matched temperature", "scatter, no truncation" };
+static const char * KIND_NAMES[] = { "greedy",  "temperature", "temperature (no truncation)", "scatter",
+                                     "matched temperature", "scatter (no truncation)" };
 
 static void write_outputs(const options * o, const config * cs, int n) {
     printf("\n%-26s %6s %7s %7s %6s %8s %7s %8s %8s %8s %8s %7s %6s %6s\n", "config", "T", "dist-1", "dist-2",
@@ -703,7 +703,7 @@ static void write_outputs(const options * o, const config * cs, int n) {
                        "mean_strength,tokens\n");
             for (int i = 0; i < n; i++) {
                 const metrics * m = &cs[i].m;
-                fprintf(f, "%s,%s,%.4f,%.5f,%.5f,%.5f,%.5f,%.5f,%.6f,%.6f,%.7f,%.7f,%.5f,%.5f,%.5f,%ld\n", cs[i].label,
+                fprintf(f, "\"%s\",\"%s\",%.4f,%.5f,%.5f,%.5f,%.5f,%.5f,%.6f,%.6f,%.7f,%.7f,%.5f,%.5f,%.5f,%ld\n", cs[i].label,
                         KIND_NAMES[cs[i].kind], cs[i].temp, m->distinct1, m->distinct2, m->rep4, m->logprob,
                         m->entropy, m->leak_top40, m->leak_nucleus, m->mass_top40, m->mass_nucleus, m->factual,
                         m->fire_rate, m->mean_strength, m->n_tokens);
