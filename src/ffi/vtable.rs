@@ -67,7 +67,7 @@ unsafe fn state<'a>(smpl: *const llama_sampler) -> Option<&'a Scatter> {
 /// SAFETY: `smpl` is NULL or a live llama.cpp sampler.
 pub(crate) unsafe fn scatter_state<'a>(smpl: *const llama_sampler) -> Option<&'a Scatter> {
     let shell = unsafe { smpl.as_ref() }?;
-    if !ptr::eq(shell.iface.cast_const(), ptr::addr_of!(SCATTER_I)) {
+    if !ptr::eq(shell.iface, ptr::addr_of!(SCATTER_I)) {
         return None;
     }
     unsafe { state(smpl) }
