@@ -265,12 +265,6 @@ static double entropy_at(const llama_token_data * c, size_t n, double temp) {
     return log(z) - s / z;
 }
 
-/* What one step of one continuation contributes, given the raw logits. */
-typedef struct step_result {
-    llama_token token;
-    double logprob;
-} step_result;
-
 /* Marks the model's raw top 40 and top-p 0.95 nucleus in e->in_top40 and
  * e->in_nucleus, listing the marked ids in e->marked (to unmark them). In
  * linear time: the head (logits within HEAD nats of the top; the rest holds
@@ -343,7 +337,9 @@ static size_t mark_sets(eval * e, const float * logits, double max, double lse) 
     return n_marked;
 }
 
-static step_result sample_step(eval * e, sampler_set * s, const config * c, const float * logits, metrics * m,
+/* Samples one token of one continuation from the raw logits; with
+ * `record`, adds the step's measures to m. */
+static llama_token sample_step(eval * e, sampler_set * s, const config * c, const float * logits, metrics * m,
                                int record) {
     const int nv = e->n_vocab;
     double max = -INFINITY;
@@ -405,7 +401,7 @@ static step_result sample_step(eval * e, sampler_set * s, const config * c, cons
         e->in_nucleus[e->marked[i]] = 0;
     }
     accept_all(s, t);
-    return (step_result){ t, logits[t] - lse };
+    return t;
 }
 
 /* Generates n_samples continuations of `text` in one batch (one sequence
@@ -444,7 +440,7 @@ static int generate(eval * e, const config * c, float temp, const char * text, i
         llama_token next[MAX_SAMPLES];
         for (int s = 0; s < n_samples; s++) {
             const float * logits = llama_get_logits_ith(e->ctx, logit_index[s]);
-            next[s] = sample_step(e, &sets[s], c, logits, m, record).token;
+            next[s] = sample_step(e, &sets[s], c, logits, m, record);
             tokens[s][t] = next[s];
         }
         batch.n_tokens = 0;
