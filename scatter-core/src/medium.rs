@@ -50,6 +50,20 @@ impl Medium {
     /// Fills `entries` with the top `k` finite candidates, best first.
     /// NaN and `-inf` logits never enter the medium.
     pub(crate) fn select(&mut self, cands: &[TokenData], k: usize) -> Result<(), Forced> {
+        if let Some(n_finite) = finite_prefix_of_sorted(cands) {
+            self.entries.clear();
+            self.entries.extend(
+                cands
+                    .iter()
+                    .take(n_finite.min(k))
+                    .enumerate()
+                    .map(|(pos, c)| Entry {
+                        logit: c.logit,
+                        pos,
+                    }),
+            );
+            return Ok(());
+        }
         self.block_max.clear();
         self.block_max.extend(cands.chunks(BLOCK).map(block_max));
         if self.block_max.contains(&f32::INFINITY) {
@@ -92,6 +106,21 @@ impl Medium {
         sort_best_first(&mut self.entries);
         Ok(())
     }
+}
+
+/// If the logits are non-increasing (the usual input after `top_k`,
+/// `top_p` or `min_p`, which sort), the medium is a prefix of the input
+/// and needs neither heap nor sort; this returns the number of finite
+/// logits, which then form the prefix (a `-inf` can only trail). `None`
+/// when the input is not sorted, which a NaN also makes it, or when its
+/// first logit is `+inf` (a forced token, left to the general path to
+/// report). A check that fails usually fails within the first few entries.
+fn finite_prefix_of_sorted(cands: &[TokenData]) -> Option<usize> {
+    let first = cands.first()?.logit;
+    if first == f32::INFINITY || !cands.windows(2).all(|w| w[0].logit >= w[1].logit) {
+        return None;
+    }
+    Some(cands.partition_point(|c| c.logit.is_finite()))
 }
 
 /// Orders the medium best first: logit descending, ties by position. After

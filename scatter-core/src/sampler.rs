@@ -1,8 +1,9 @@
 //! The sampler: state kept between applies and the apply pipeline of SPEC §4.
 
+use crate::expln::{exp_nonpositive, ln_normal};
 use crate::gate::CollisionGate;
 use crate::history::History;
-use crate::kernel::RankKernel;
+use crate::kernel::{RankKernel, Smoothing};
 use crate::medium::{Entry, Medium};
 use crate::params::{Config, Params};
 use crate::strength::{adaptive_strength, normalized_entropy};
@@ -78,8 +79,8 @@ struct Scratch {
     medium: Medium,
     ids: Vec<i32>,
     p: Vec<f64>,
-    q: Vec<f64>,
-    q_next: Vec<f64>,
+    smoothing: Smoothing,
+    logits: Vec<f32>,
     order: Vec<usize>,
 }
 
@@ -178,14 +179,10 @@ impl Active {
         self.stats.scattered += 1;
         self.stats.strength_sum += strength;
         if strength > 0.0 {
-            s.q.clear();
-            s.q.extend_from_slice(&s.p);
-            s.q_next.resize(m, 0.0);
-            for _ in 0..self.config.steps {
-                self.kernel.diffuse(&s.q, &mut s.q_next);
-                std::mem::swap(&mut s.q, &mut s.q_next);
-            }
-            for (p, q) in s.p.iter_mut().zip(&s.q) {
+            let q = self
+                .kernel
+                .smooth(&s.p, self.config.steps, &mut s.smoothing);
+            for (p, q) in s.p.iter_mut().zip(q) {
                 *p = (1.0 - strength) * *p + strength * q;
             }
         }
@@ -204,12 +201,16 @@ impl Active {
             }
         }
 
+        // The logarithms in a pass of their own over contiguous values, so
+        // that it vectorises; the permuted stores come after.
+        s.logits.clear();
+        s.logits
+            .extend(s.p.iter().map(|&p| ln_normal(p.max(EPSILON)) as f32));
         for (slot, &rank) in candidates.iter_mut().zip(&s.order) {
-            let p = s.p[rank];
             *slot = TokenData {
                 id: s.ids[rank],
-                logit: p.max(EPSILON).ln() as f32,
-                p: p as f32,
+                logit: s.logits[rank],
+                p: s.p[rank] as f32,
             };
         }
         Outcome::Rewritten { size: m }
@@ -222,15 +223,35 @@ impl Active {
 fn softmax(medium: &[Entry], p: &mut Vec<f64>) -> f64 {
     let max = f64::from(medium[0].logit);
     p.clear();
-    p.extend(medium.iter().map(|e| (f64::from(e.logit) - max).exp()));
-    let sum: f64 = p.iter().sum();
+    p.extend(medium.iter().map(|e| f64::from(e.logit) - max));
+    // A pass of its own over contiguous values, so that it vectorises.
+    p.iter_mut().for_each(|x| *x = exp_nonpositive(*x));
+    let sum = sum(p);
     p.iter_mut().for_each(|x| *x /= sum);
-    max + sum.ln()
+    max + ln_normal(sum)
 }
 
 fn normalize(p: &mut [f64]) {
-    let sum: f64 = p.iter().sum();
+    let sum = sum(p);
     p.iter_mut().for_each(|x| *x /= sum);
+}
+
+/// Σ x over eight interleaved partial sums: the additions pipeline (and
+/// vectorise) instead of each waiting on the last, and the rounding error
+/// grows more slowly than along one chain.
+fn sum(x: &[f64]) -> f64 {
+    let mut lanes = [0.0f64; 8];
+    let mut chunks = x.chunks_exact(8);
+    for chunk in chunks.by_ref() {
+        for (lane, v) in lanes.iter_mut().zip(chunk) {
+            *lane += v;
+        }
+    }
+    for (lane, v) in lanes.iter_mut().zip(chunks.remainder()) {
+        *lane += v;
+    }
+    let [a, b, c, d, e, f, g, h] = lanes;
+    ((a + b) + (c + d)) + ((e + f) + (g + h))
 }
 
 /// In exact arithmetic a row-normalised Gaussian kernel maps a
@@ -239,6 +260,11 @@ fn normalize(p: &mut [f64]) {
 /// restores it, so order stability holds exactly. Every later step (division
 /// by a positive sum, `ln`, rounding to f32) is monotone.
 fn enforce_non_increasing(p: &mut [f64]) {
+    // The repair is a serial chain; the check vectorises, and almost always
+    // finds nothing to repair.
+    if p.windows(2).all(|w| w[0] >= w[1]) {
+        return;
+    }
     for i in 1..p.len() {
         p[i] = p[i].min(p[i - 1]);
     }

@@ -1,6 +1,7 @@
 //! Effective strength (SPEC §4.4): fixed, or adaptive through the medium's
 //! normalised entropy.
 
+use crate::expln::ln_normal;
 use crate::params::Adaptive;
 
 /// `H = −Σ p ln p / ln m` in [0, 1]: 0 for a spike, 1 for uniform, with
@@ -9,7 +10,7 @@ use crate::params::Adaptive;
 /// clamped against rounding.
 pub(crate) fn normalized_entropy(p: &[f64], log_p: impl Iterator<Item = f64>) -> f64 {
     let h: f64 = p.iter().zip(log_p).map(|(x, lx)| -x * lx).sum();
-    (h / (p.len() as f64).ln()).clamp(0.0, 1.0)
+    (h / ln_normal(p.len() as f64)).clamp(0.0, 1.0)
 }
 
 /// The piecewise-linear curve through (0, max), (target, strength),
