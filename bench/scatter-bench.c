@@ -143,40 +143,49 @@ static void floor_pass(const llama_token_data * d, size_t n) {
     floor_sink = m[0];
 }
 
-/* Median ns per apply. Each apply gets a fresh copy of the input; copies
- * are made outside the timed region, in batches so that small inputs are
- * timed over many applies per clock read. */
-static double time_apply(const sampler_def * def, const input * in, int reps) {
+/* Median ns per apply of every sampler and of the floor on one input.
+ * The samplers are timed round-robin, one sample each per round, so that
+ * a slow phase of this shared machine hits all of them alike and the
+ * ratios of one run stay comparable. Each apply gets a fresh copy of the
+ * input, made outside the timed region, in batches so that small inputs
+ * are timed over many applies per clock read. `t[FLOOR]` is the floor. */
+static void time_all(const input * in, int reps, double t[N_SAMPLERS + 1]) {
     const size_t batch = in->n >= 65536 ? 1 : 65536 / (in->n ? in->n : 1);
     llama_token_data * copies = malloc(batch * in->n * sizeof *copies);
-    double * samples = malloc((size_t) reps * sizeof *samples);
-    struct llama_sampler * s = def ? def->make() : NULL;
+    double * samples = malloc((size_t) (N_SAMPLERS + 1) * (size_t) reps * sizeof *samples);
+    struct llama_sampler * s[N_SAMPLERS];
+    for (int i = 0; i < N_SAMPLERS; i++) {
+        s[i] = SAMPLERS[i].make();
+    }
     for (int r = -2; r < reps; r++) { /* two warm-up rounds */
-        for (size_t b = 0; b < batch; b++) {
-            memcpy(copies + b * in->n, in->data, in->n * sizeof *copies);
-        }
-        const double t0 = now_ns();
-        for (size_t b = 0; b < batch; b++) {
-            llama_token_data_array arr = { copies + b * in->n, in->n, -1, in->sorted };
-            if (s) {
-                llama_sampler_apply(s, &arr);
-            } else {
-                floor_pass(arr.data, arr.size);
+        for (int i = 0; i <= N_SAMPLERS; i++) {
+            for (size_t b = 0; b < batch; b++) {
+                memcpy(copies + b * in->n, in->data, in->n * sizeof *copies);
+            }
+            const double t0 = now_ns();
+            for (size_t b = 0; b < batch; b++) {
+                llama_token_data_array arr = { copies + b * in->n, in->n, -1, in->sorted };
+                if (i < N_SAMPLERS) {
+                    llama_sampler_apply(s[i], &arr);
+                } else {
+                    floor_pass(arr.data, arr.size);
+                }
+            }
+            if (r >= 0) {
+                samples[(size_t) i * (size_t) reps + (size_t) r] = (now_ns() - t0) / (double) batch;
             }
         }
-        const double dt = (now_ns() - t0) / (double) batch;
-        if (r >= 0) {
-            samples[r] = dt;
-        }
     }
-    qsort(samples, (size_t) reps, sizeof *samples, cmp_double);
-    const double median = samples[reps / 2];
-    if (s) {
-        llama_sampler_free(s);
+    for (int i = 0; i <= N_SAMPLERS; i++) {
+        double * mine = samples + (size_t) i * (size_t) reps;
+        qsort(mine, (size_t) reps, sizeof *mine, cmp_double);
+        t[i] = mine[reps / 2];
+        if (i < N_SAMPLERS) {
+            llama_sampler_free(s[i]);
+        }
     }
     free(samples);
     free(copies);
-    return median;
 }
 
 /* ---- inputs -------------------------------------------------------------- */
@@ -389,10 +398,7 @@ int main(int argc, char ** argv) {
         const input * in = &inputs[i];
         const int reps = quick ? 3 : (in->n >= 65536 ? 101 : 301);
         double t[N_SAMPLERS + 1];
-        t[FLOOR] = time_apply(NULL, in, reps);
-        for (int s = 0; s < N_SAMPLERS; s++) {
-            t[s] = time_apply(&SAMPLERS[s], in, reps);
-        }
+        time_all(in, reps, t);
         for (int s = 0; s <= N_SAMPLERS; s++) {
             const char * name = s == FLOOR ? "floor: one read pass" : SAMPLERS[s].name;
             printf("| %s | %s | %.0f | %.2f | %.2f | %.2f |\n", in->name, name, t[s], t[s] / t[FLOOR], t[s] / t[2],

@@ -3,6 +3,7 @@
 //! `c_i` in O(1) instead of rescanning the window for every candidate.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 #[derive(Clone, Debug, Default)]
 pub(crate) struct History {
@@ -10,7 +11,40 @@ pub(crate) struct History {
     /// Grows as tokens arrive, up to `window`; then `next` is the oldest.
     ring: Vec<i32>,
     next: usize,
-    counts: HashMap<i32, u32>,
+    counts: HashMap<i32, u32, BuildHasherDefault<TokenHasher>>,
+}
+
+/// A multiplicative (Fibonacci) hash of a token id. The standard SipHash
+/// made absorption's lookups, one per medium entry and apply, cost more
+/// than the rest of apply. SipHash guards against keys chosen to collide;
+/// here the keys are token ids below the vocabulary size, and ids share a
+/// bucket only when they agree in their low bits, which bounds any bucket
+/// of a 65,536-token window to a handful of ids.
+#[derive(Default)]
+pub(crate) struct TokenHasher(u64);
+
+impl Hasher for TokenHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u8(b);
+        }
+    }
+
+    fn write_u8(&mut self, b: u8) {
+        self.write_u32(u32::from(b));
+    }
+
+    fn write_u32(&mut self, x: u32) {
+        self.0 = (self.0.rotate_left(32) ^ u64::from(x)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+
+    fn write_i32(&mut self, x: i32) {
+        self.write_u32(x as u32);
+    }
 }
 
 impl History {

@@ -1,6 +1,6 @@
 //! The sampler: state kept between applies and the apply pipeline of SPEC §4.
 
-use crate::expln::{exp_nonpositive, ln_normal};
+use crate::expln::{exp_nonpositive, ln_nonnegative, ln_normal};
 use crate::gate::CollisionGate;
 use crate::history::History;
 use crate::kernel::{RankKernel, Smoothing};
@@ -81,6 +81,8 @@ struct Scratch {
     p: Vec<f64>,
     smoothing: Smoothing,
     logits: Vec<f32>,
+    counts: Vec<u32>,
+    repeated: Vec<usize>,
     order: Vec<usize>,
 }
 
@@ -192,24 +194,32 @@ impl Active {
         s.order.clear();
         s.order.extend(0..m);
         if let Some(absorption) = &self.config.absorption {
-            if absorb(&mut s.p, &s.ids, &self.history, absorption.rate) {
-                let p = &s.p;
-                // (p desc, rank asc) is a total order, so this unstable sort
-                // acts as a stable one: unrepeated tokens keep their order.
-                s.order
-                    .sort_unstable_by(|&a, &b| p[b].total_cmp(&p[a]).then(a.cmp(&b)));
+            if absorb(
+                &mut s.p,
+                &s.ids,
+                &self.history,
+                absorption.rate,
+                &mut s.counts,
+            ) {
+                order_after_absorption(&s.p, &s.counts, &mut s.order, &mut s.repeated);
             }
         }
 
         // The logarithms in a pass of their own over contiguous values, so
-        // that it vectorises; the permuted stores come after.
+        // that it vectorises; the permuted stores come after. `p` is
+        // non-increasing along `order`, and so is the exact logarithm; the
+        // running minimum makes the written logits so too to the last bit,
+        // whatever the last-ulp behaviour of `ln_normal`.
         s.logits.clear();
         s.logits
             .extend(s.p.iter().map(|&p| ln_normal(p.max(EPSILON)) as f32));
+        let mut previous = f32::INFINITY;
         for (slot, &rank) in candidates.iter_mut().zip(&s.order) {
+            let logit = s.logits[rank].min(previous);
+            previous = logit;
             *slot = TokenData {
                 id: s.ids[rank],
-                logit: s.logits[rank],
+                logit,
                 p: s.p[rank] as f32,
             };
         }
@@ -273,15 +283,55 @@ fn enforce_non_increasing(p: &mut [f64]) {
 /// `p_i ← p_i·exp(−rate·c_i)`, renormalised; computed in the log domain so
 /// that no rate or count can turn the whole medium into 0/0. Returns
 /// whether any token of the medium was repeated.
-fn absorb(p: &mut [f64], ids: &[i32], history: &History, rate: f64) -> bool {
-    if history.is_empty() || !ids.iter().any(|&id| history.count(id) > 0) {
+/// `counts` is scratch, so that each id is looked up once; afterwards it
+/// holds each rank's count.
+fn absorb(p: &mut [f64], ids: &[i32], history: &History, rate: f64, counts: &mut Vec<u32>) -> bool {
+    if history.is_empty() {
         return false;
     }
-    for (x, &id) in p.iter_mut().zip(ids) {
-        *x = x.ln() - rate * f64::from(history.count(id));
+    counts.clear();
+    counts.extend(ids.iter().map(|&id| history.count(id)));
+    if counts.iter().all(|&c| c == 0) {
+        return false;
+    }
+    for (x, &c) in p.iter_mut().zip(counts.iter()) {
+        // ln 0 = -inf: a token whose p underflowed keeps no mass.
+        *x = ln_nonnegative(*x) - rate * f64::from(c);
     }
     let max = p.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    p.iter_mut().for_each(|x| *x = (*x - max).exp());
+    p.iter_mut().for_each(|x| *x = exp_nonpositive(*x - max));
+    // Unrepeated tokens were non-increasing and were all scaled by the
+    // same factor; the running minimum keeps them so to the last bit.
+    let mut previous = f64::INFINITY;
+    for (x, _) in p.iter_mut().zip(counts.iter()).filter(|(_, &c)| c == 0) {
+        *x = x.min(previous);
+        previous = *x;
+    }
     normalize(p);
     true
+}
+
+/// The ranks ordered by (p desc, rank asc), after absorption lowered some
+/// of them. The unrepeated ranks are already in that order (see `absorb`),
+/// so only the repeated ones are sorted, then the two lists are merged:
+/// O(m + r log r) for r repeated tokens, and unrepeated tokens keep their
+/// relative order by construction.
+fn order_after_absorption(
+    p: &[f64],
+    counts: &[u32],
+    order: &mut Vec<usize>,
+    repeated: &mut Vec<usize>,
+) {
+    repeated.clear();
+    repeated.extend((0..p.len()).filter(|&i| counts[i] > 0));
+    repeated.sort_unstable_by(|&a, &b| p[b].total_cmp(&p[a]).then(a.cmp(&b)));
+    order.clear();
+    let mut lowered = repeated.iter().copied().peekable();
+    for kept in (0..p.len()).filter(|&i| counts[i] == 0) {
+        while let Some(r) = lowered.next_if(|&r| p[r] > p[kept] || (p[r] == p[kept] && r < kept)) {
+            order.push(r);
+        }
+        order.push(kept);
+    }
+    order.extend(lowered);
 }

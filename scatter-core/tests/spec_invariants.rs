@@ -197,6 +197,19 @@ proptest! {
                 prop_assert_eq!(got.id, *id);
             }
         }
+        if absorbing {
+            // Tokens that were not repeated keep their relative order.
+            let window = &history[history.len().saturating_sub(params.absorption_last_n as usize)..];
+            let mut ranked: Vec<&TokenData> = input.iter().filter(|c| c.logit.is_finite()).collect();
+            ranked.sort_by(|a, b| b.logit.partial_cmp(&a.logit).unwrap());
+            let kept = |ids: Vec<i32>| -> Vec<i32> {
+                ids.into_iter().filter(|id| !window.contains(id)).collect()
+            };
+            prop_assert_eq!(
+                kept(out.iter().map(|c| c.id).collect()),
+                kept(ranked.iter().take(m).map(|c| c.id).collect())
+            );
+        }
         // No tail wake-up: every output token was in the input's top-k finite.
         let medium_ids: Vec<i32> = expected.iter().map(|(id, _)| *id).collect();
         prop_assert!(out.iter().all(|c| medium_ids.contains(&c.id)));
