@@ -40,6 +40,9 @@ pub(crate) struct Forced;
 pub(crate) struct Medium {
     /// The medium: a heap while selecting, best first afterwards.
     pub entries: Vec<Entry>,
+    /// The medium is `cands[..len]` in its own order (sorted input), so
+    /// apply can write it back in place, ids untouched.
+    pub prefix: bool,
     /// Pass 1: the maximum of each block.
     block_max: Vec<f32>,
     /// The k largest block maxima (a heap), for the bound `T`.
@@ -50,7 +53,9 @@ impl Medium {
     /// Fills `entries` with the top `k` finite candidates, best first.
     /// NaN and `-inf` logits never enter the medium.
     pub(crate) fn select(&mut self, cands: &[TokenData], k: usize) -> Result<(), Forced> {
+        self.prefix = false;
         if let Some(n_finite) = finite_prefix_of_sorted(cands) {
+            self.prefix = true;
             self.entries.clear();
             self.entries.extend(
                 cands

@@ -167,8 +167,11 @@ impl Active {
         }
         let medium = &s.medium.entries;
         let m = medium.len();
+        let in_place = s.medium.prefix;
         s.ids.clear();
-        s.ids.extend(medium.iter().map(|e| candidates[e.pos].id));
+        if !in_place || self.config.absorption.is_some() {
+            s.ids.extend(medium.iter().map(|e| candidates[e.pos].id));
+        }
         let lse = softmax(medium, &mut s.p);
 
         let strength = match &self.config.adaptive {
@@ -191,37 +194,45 @@ impl Active {
         enforce_non_increasing(&mut s.p);
         normalize(&mut s.p);
 
-        s.order.clear();
-        s.order.extend(0..m);
-        if let Some(absorption) = &self.config.absorption {
-            if absorb(
-                &mut s.p,
-                &s.ids,
-                &self.history,
-                absorption.rate,
-                &mut s.counts,
-            ) {
-                order_after_absorption(&s.p, &s.counts, &mut s.order, &mut s.repeated);
-            }
+        let reordered = self
+            .config
+            .absorption
+            .as_ref()
+            .is_some_and(|a| absorb(&mut s.p, &s.ids, &self.history, a.rate, &mut s.counts));
+        if reordered {
+            order_after_absorption(&s.p, &s.counts, &mut s.order, &mut s.repeated);
         }
 
         // The logarithms in a pass of their own over contiguous values, so
-        // that it vectorises; the permuted stores come after. `p` is
-        // non-increasing along `order`, and so is the exact logarithm; the
-        // running minimum makes the written logits so too to the last bit,
-        // whatever the last-ulp behaviour of `ln_normal`.
+        // that it vectorises; the stores come after. `p` is non-increasing
+        // in the order written, and so is the exact logarithm; the running
+        // minimum makes the written logits so too to the last bit, whatever
+        // the last-ulp behaviour of `ln_normal`.
         s.logits.clear();
         s.logits
             .extend(s.p.iter().map(|&p| ln_normal(p.max(EPSILON)) as f32));
         let mut previous = f32::INFINITY;
-        for (slot, &rank) in candidates.iter_mut().zip(&s.order) {
-            let logit = s.logits[rank].min(previous);
-            previous = logit;
-            *slot = TokenData {
-                id: s.ids[rank],
-                logit,
-                p: s.p[rank] as f32,
-            };
+        let mut monotone = |logit: f32| {
+            previous = logit.min(previous);
+            previous
+        };
+        if reordered {
+            for (slot, &rank) in candidates.iter_mut().zip(&s.order) {
+                *slot = TokenData {
+                    id: s.ids[rank],
+                    logit: monotone(s.logits[rank]),
+                    p: s.p[rank] as f32,
+                };
+            }
+        } else {
+            // Rank order; a sorted input's ids are already in place.
+            for (rank, slot) in candidates.iter_mut().take(m).enumerate() {
+                if !in_place {
+                    slot.id = s.ids[rank];
+                }
+                slot.logit = monotone(s.logits[rank]);
+                slot.p = s.p[rank] as f32;
+            }
         }
         Outcome::Rewritten { size: m }
     }

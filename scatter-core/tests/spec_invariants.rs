@@ -184,6 +184,20 @@ proptest! {
         }
         let m = n_finite.min(params.k as usize);
         prop_assert_eq!(outcome, Outcome::Rewritten { size: m });
+
+        // The same candidates already sorted (as after top-k) take another
+        // path through selection, and must give the same bits.
+        let mut sorted = input.clone();
+        sorted.sort_by(|a, b| match (a.logit.is_nan(), b.logit.is_nan()) {
+            (false, false) => b.logit.partial_cmp(&a.logit).unwrap(),
+            (x, y) => x.cmp(&y),
+        });
+        let mut twin = Scatter::new(&params);
+        for &t in &history {
+            twin.accept(t);
+        }
+        prop_assert_eq!(twin.apply(&mut sorted), Outcome::Rewritten { size: m });
+        prop_assert_eq!(format!("{:?}", &sorted[..m]), format!("{:?}", &out[..m]));
         let out = &out[..m];
         assert_sorted_and_normalised(out);
 
