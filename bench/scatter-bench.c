@@ -3,7 +3,7 @@
  * ratios (absolute times on shared machines are noisy; ratios from one run
  * are what we compare). See BENCHMARKS.md.
  *
- * usage: scatter-bench [--model MODEL.gguf] [--quick] [--csv FILE]
+ * usage: scatter-bench [--model MODEL.gguf] [--tokens N] [--end-to-end-only] [--quick] [--csv FILE]
  * With --model, a real next-token logit row is captured from the model and
  * the end-to-end sampling time per token (llama_perf_sampler) is measured
  * for the default chain with and without scatter. */
@@ -357,23 +357,42 @@ int main(int argc, char ** argv) {
     const char * model = NULL;
     const char * csv_path = NULL;
     int quick = 0;
+    int tokens = 256;
+    int end_to_end_only = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--model") == 0 && i + 1 < argc) {
             model = argv[++i];
+        } else if (strcmp(argv[i], "--tokens") == 0 && i + 1 < argc) {
+            tokens = atoi(argv[++i]);
+            if (tokens < 1 || tokens > 900) {
+                fprintf(stderr, "error: --tokens must be in [1, 900] (the context holds 1024)\n");
+                return 2;
+            }
+        } else if (strcmp(argv[i], "--end-to-end-only") == 0) {
+            end_to_end_only = 1;
         } else if (strcmp(argv[i], "--csv") == 0 && i + 1 < argc) {
             csv_path = argv[++i];
         } else if (strcmp(argv[i], "--quick") == 0) {
             quick = 1;
         } else {
-            fprintf(stderr, "usage: %s [--model MODEL.gguf] [--quick] [--csv FILE]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--model MODEL.gguf] [--tokens N] [--end-to-end-only] [--quick] [--csv FILE]\n",
+                    argv[0]);
             return 2;
         }
+    }
+    if (end_to_end_only && !model) {
+        fprintf(stderr, "error: --end-to-end-only needs --model\n");
+        return 2;
     }
 
     input inputs[8];
     int n_inputs = 0;
     size_t n_real = 0;
-    llama_token_data * real = model ? model_row(model, &n_real, quick ? 8 : 256) : NULL;
+    llama_token_data * real = model ? model_row(model, &n_real, quick ? 8 : tokens) : NULL;
+    if (end_to_end_only) {
+        free(real);
+        return 0;
+    }
     llama_token_data * big = zipf_row(262144);
     const llama_token_data * head_source = real ? real : big;
     const size_t head_n = real ? n_real : 262144;
