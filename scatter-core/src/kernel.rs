@@ -43,25 +43,23 @@ impl RankKernel {
     pub(crate) fn smooth<'a>(&self, p: &[f64], steps: u32, s: &'a mut Smoothing) -> &'a [f64] {
         let m = p.len();
         let reach = (self.weights.len() - 1).min(m.saturating_sub(1));
-        let len = reach + m.next_multiple_of(LANES) + reach;
-        for buf in [&mut s.src, &mut s.dst] {
-            buf.clear();
-            buf.resize(len, 0.0);
+        s.padded.clear();
+        s.padded
+            .resize(reach + m.next_multiple_of(LANES) + reach, 0.0);
+        s.q.clear();
+        s.q.resize(m, 0.0);
+        s.padded[reach..reach + m].copy_from_slice(p);
+        for step in 0..steps {
+            if step > 0 {
+                s.padded[reach..reach + m].copy_from_slice(&s.q);
+            }
+            self.pass(&s.padded, &mut s.q, reach);
         }
-        s.src[reach..reach + m].copy_from_slice(p);
-        s.rows.clear();
-        s.rows.extend((0..m).map(|i| {
-            self.cumulative[i.min(reach)] + self.cumulative[(m - 1 - i).min(reach)] - 1.0
-        }));
-        for _ in 0..steps {
-            self.pass(&s.src, &mut s.dst[reach..reach + m], &s.rows, reach);
-            std::mem::swap(&mut s.src, &mut s.dst);
-        }
-        &s.src[reach..reach + m]
+        &s.q
     }
 
-    /// One pass from the padded `src` into `out` (the unpadded interior of
-    /// the other buffer, so its padding stays zero).
+    /// One pass from `src` (the distribution at offset `reach`, zero
+    /// beyond it on both sides) into `out`.
     ///
     /// Each block of [`LANES`] outputs is accumulated in registers over the
     /// rank distances d, from the two neighbours at ±d (equal weights, so one
@@ -70,7 +68,7 @@ impl RankKernel {
     /// pipelines; the zero padding stands in for the truncated rows at the
     /// edges, so no lane needs a bounds test. Larger weights are added
     /// first, which also keeps the rounding small.
-    fn pass(&self, src: &[f64], out: &mut [f64], rows: &[f64], reach: usize) {
+    fn pass(&self, src: &[f64], out: &mut [f64], reach: usize) {
         let weights = &self.weights[..=reach];
         for (block, out) in out.chunks_mut(LANES).enumerate() {
             let at = reach + block * LANES;
@@ -96,8 +94,9 @@ impl RankKernel {
                 *o = a + b;
             }
         }
-        for (o, row) in out.iter_mut().zip(rows) {
-            *o /= row;
+        let m = out.len();
+        for (i, o) in out.iter_mut().enumerate() {
+            *o /= self.cumulative[i.min(reach)] + self.cumulative[(m - 1 - i).min(reach)] - 1.0;
         }
     }
 }
@@ -107,13 +106,13 @@ impl RankKernel {
 const LANES: usize = 16;
 
 /// Scratch for [`RankKernel::smooth`], reused across applies: the
-/// distribution before and after a pass, each zero-padded by the reach on
-/// both sides, and the row sums of the medium's size.
+/// distribution a pass reads, zero-padded by the reach on both sides, and
+/// the pass's result. Two buffers, because right after a model evaluation
+/// every cache line apply touches is a miss.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Smoothing {
-    src: Vec<f64>,
-    dst: Vec<f64>,
-    rows: Vec<f64>,
+    padded: Vec<f64>,
+    q: Vec<f64>,
 }
 
 #[cfg(test)]
