@@ -31,29 +31,55 @@ pub(crate) fn exp_nonpositive(x: f64) -> f64 {
     let k = shifted - SHIFTER;
     let r = (x - k * LN_2_HI) - k * LN_2_LO;
     // Taylor series of e^r on |r| <= ln2/2: the 14th term is below 2^-57.
-    let mut poly = 1.0 / 6_227_020_800.0;
-    for inv_factorial in [
-        1.0 / 479_001_600.0,
-        1.0 / 39_916_800.0,
-        1.0 / 3_628_800.0,
-        1.0 / 362_880.0,
-        1.0 / 40_320.0,
-        1.0 / 5_040.0,
-        1.0 / 720.0,
-        1.0 / 120.0,
-        1.0 / 24.0,
-        1.0 / 6.0,
-        0.5,
-        1.0,
-        1.0,
-    ] {
-        poly = poly * r + inv_factorial;
-    }
+    let poly = estrin(
+        [
+            1.0,
+            1.0,
+            0.5,
+            1.0 / 6.0,
+            1.0 / 24.0,
+            1.0 / 120.0,
+            1.0 / 720.0,
+            1.0 / 5_040.0,
+            1.0 / 40_320.0,
+            1.0 / 362_880.0,
+            1.0 / 3_628_800.0,
+            1.0 / 39_916_800.0,
+            1.0 / 479_001_600.0,
+            1.0 / 6_227_020_800.0,
+        ],
+        r,
+    );
     // 2^k as two normal factors, so that results down to the subnormals
     // come out right: k >= -1077, so each half is >= -539.
     let k = shifted.to_bits() as i32;
     let half = k >> 1;
     poly * pow2(half) * pow2(k - half)
+}
+
+/// `Σ c[i]·x^i` by Estrin's scheme: neighbouring coefficients are paired
+/// (`c0 + c1·x`), the pairs paired with `x²`, and so on — four levels of
+/// independent multiply-adds for these polynomials, where Horner's rule is
+/// a chain of one per coefficient. A typical medium fits in one vector, so
+/// apply waits on that chain's latency.
+#[inline(always)]
+fn estrin<const N: usize>(mut terms: [f64; N], x: f64) -> f64 {
+    let mut len = N;
+    let mut power = x;
+    while len > 1 {
+        let half = len.div_ceil(2);
+        for i in 0..half {
+            let high = if 2 * i + 1 < len {
+                terms[2 * i + 1]
+            } else {
+                0.0
+            };
+            terms[i] = terms[2 * i] + high * power;
+        }
+        len = half;
+        power *= power;
+    }
+    terms[0]
 }
 
 /// `2^k` for `-1022 <= k <= 1023`.
@@ -79,10 +105,22 @@ pub(crate) fn ln_normal(x: f64) -> f64 {
     let s = f / (2.0 + f);
     let z = s * s;
     // ln m = 2·atanh s = 2s·Σ z^n/(2n+1); the term for n = 11 is below 2^-57.
-    let mut series = 1.0 / 21.0;
-    for odd in [19.0, 17.0, 15.0, 13.0, 11.0, 9.0, 7.0, 5.0, 3.0, 1.0] {
-        series = series * z + 1.0 / odd;
-    }
+    let series = estrin(
+        [
+            1.0,
+            1.0 / 3.0,
+            1.0 / 5.0,
+            1.0 / 7.0,
+            1.0 / 9.0,
+            1.0 / 11.0,
+            1.0 / 13.0,
+            1.0 / 15.0,
+            1.0 / 17.0,
+            1.0 / 19.0,
+            1.0 / 21.0,
+        ],
+        z,
+    );
     let e = f64::from(e);
     e * LN_2_HI + (2.0 * s * series + e * LN_2_LO)
 }

@@ -43,9 +43,13 @@ impl RankKernel {
     pub(crate) fn smooth<'a>(&self, p: &[f64], steps: u32, s: &'a mut Smoothing) -> &'a [f64] {
         let m = p.len();
         let reach = (self.weights.len() - 1).min(m.saturating_sub(1));
+        // One allocation: the padded distribution, then the row sums.
+        let padded = reach + m.next_multiple_of(LANES) + reach;
         s.padded.clear();
-        s.padded
-            .resize(reach + m.next_multiple_of(LANES) + reach, 0.0);
+        s.padded.resize(padded, 0.0);
+        s.padded.extend((0..m).map(|i| {
+            self.cumulative[i.min(reach)] + self.cumulative[(m - 1 - i).min(reach)] - 1.0
+        }));
         s.q.clear();
         s.q.resize(m, 0.0);
         s.padded[reach..reach + m].copy_from_slice(p);
@@ -53,13 +57,14 @@ impl RankKernel {
             if step > 0 {
                 s.padded[reach..reach + m].copy_from_slice(&s.q);
             }
-            self.pass(&s.padded, &mut s.q, reach);
+            let (src, rows) = s.padded.split_at(padded);
+            self.pass(src, rows, &mut s.q, reach);
         }
         &s.q
     }
 
     /// One pass from `src` (the distribution at offset `reach`, zero
-    /// beyond it on both sides) into `out`.
+    /// beyond it on both sides) into `out`, divided by the row sums.
     ///
     /// Each block of [`LANES`] outputs is accumulated in registers over the
     /// rank distances d, from the two neighbours at ±d (equal weights, so one
@@ -68,7 +73,7 @@ impl RankKernel {
     /// pipelines; the zero padding stands in for the truncated rows at the
     /// edges, so no lane needs a bounds test. Larger weights are added
     /// first, which also keeps the rounding small.
-    fn pass(&self, src: &[f64], out: &mut [f64], reach: usize) {
+    fn pass(&self, src: &[f64], rows: &[f64], out: &mut [f64], reach: usize) {
         let weights = &self.weights[..=reach];
         for (block, out) in out.chunks_mut(LANES).enumerate() {
             let at = reach + block * LANES;
@@ -94,9 +99,8 @@ impl RankKernel {
                 *o = a + b;
             }
         }
-        let m = out.len();
-        for (i, o) in out.iter_mut().enumerate() {
-            *o /= self.cumulative[i.min(reach)] + self.cumulative[(m - 1 - i).min(reach)] - 1.0;
+        for (o, row) in out.iter_mut().zip(rows) {
+            *o /= row;
         }
     }
 }
@@ -106,9 +110,9 @@ impl RankKernel {
 const LANES: usize = 16;
 
 /// Scratch for [`RankKernel::smooth`], reused across applies: the
-/// distribution a pass reads, zero-padded by the reach on both sides, and
-/// the pass's result. Two buffers, because right after a model evaluation
-/// every cache line apply touches is a miss.
+/// distribution a pass reads, zero-padded by the reach on both sides and
+/// followed by the row sums, and the pass's result. Two buffers, because
+/// right after a model evaluation every cache line apply touches is a miss.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Smoothing {
     padded: Vec<f64>,
