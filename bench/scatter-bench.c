@@ -143,10 +143,21 @@ static void floor_pass(const llama_token_data * d, size_t n) {
     floor_sink = m[0];
 }
 
+/* SplitMix64: one stream for the synthetic inputs, one for the order in
+ * which samplers are timed (so that neither changes the other). */
+static double unit_from(uint64_t * state) {
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return (double) ((z ^ (z >> 31)) >> 11) * (1.0 / 9007199254740992.0);
+}
+static uint64_t input_rng = 12345, order_rng = 67890;
+static double unit(void) { return unit_from(&input_rng); }
+
 /* Median ns per apply of every sampler and of the floor on one input.
- * The samplers are timed round-robin, one sample each per round, so that
- * a slow phase of this shared machine hits all of them alike and the
- * ratios of one run stay comparable. Each apply gets a fresh copy of the
+ * The samplers are timed in rounds, one sample each per round, so that a
+ * slow phase of this shared machine hits all of them alike and the ratios
+ * of one run stay comparable. Each apply gets a fresh copy of the
  * input, made outside the timed region, in batches so that small inputs
  * are timed over many applies per clock read. `t[FLOOR]` is the floor. */
 static void time_all(const input * in, int reps, double t[N_SAMPLERS + 1]) {
@@ -157,22 +168,40 @@ static void time_all(const input * in, int reps, double t[N_SAMPLERS + 1]) {
     for (int i = 0; i < N_SAMPLERS; i++) {
         s[i] = SAMPLERS[i].make();
     }
+    int order[N_SAMPLERS + 1];
+    for (int i = 0; i <= N_SAMPLERS; i++) {
+        order[i] = i;
+    }
     for (int r = -2; r < reps; r++) { /* two warm-up rounds */
-        for (int i = 0; i <= N_SAMPLERS; i++) {
-            for (size_t b = 0; b < batch; b++) {
-                memcpy(copies + b * in->n, in->data, in->n * sizeof *copies);
-            }
-            const double t0 = now_ns();
-            for (size_t b = 0; b < batch; b++) {
-                llama_token_data_array arr = { copies + b * in->n, in->n, -1, in->sorted };
-                if (i < N_SAMPLERS) {
-                    llama_sampler_apply(s[i], &arr);
-                } else {
-                    floor_pass(arr.data, arr.size);
+        /* A new order each round, so that what one sampler leaves behind
+         * (caches, allocator state) falls on every other one alike. */
+        for (int i = N_SAMPLERS; i > 0; i--) {
+            const int j = (int) (unit_from(&order_rng) * (double) (i + 1));
+            const int t = order[i];
+            order[i] = order[j];
+            order[j] = t;
+        }
+        for (int o = 0; o <= N_SAMPLERS; o++) {
+            const int i = order[o];
+            /* A large input is one apply per sample: an untimed apply of
+             * the same sampler comes first, so that the timed one does not
+             * pay for what the previous sampler left in the caches. */
+            for (int timed = batch > 1; timed < 2; timed++) {
+                for (size_t b = 0; b < batch; b++) {
+                    memcpy(copies + b * in->n, in->data, in->n * sizeof *copies);
                 }
-            }
-            if (r >= 0) {
-                samples[(size_t) i * (size_t) reps + (size_t) r] = (now_ns() - t0) / (double) batch;
+                const double t0 = now_ns();
+                for (size_t b = 0; b < batch; b++) {
+                    llama_token_data_array arr = { copies + b * in->n, in->n, -1, in->sorted };
+                    if (i < N_SAMPLERS) {
+                        llama_sampler_apply(s[i], &arr);
+                    } else {
+                        floor_pass(arr.data, arr.size);
+                    }
+                }
+                if (timed && r >= 0) {
+                    samples[(size_t) i * (size_t) reps + (size_t) r] = (now_ns() - t0) / (double) batch;
+                }
             }
         }
     }
@@ -189,14 +218,6 @@ static void time_all(const input * in, int reps, double t[N_SAMPLERS + 1]) {
 }
 
 /* ---- inputs -------------------------------------------------------------- */
-
-static uint64_t rng_state = 12345;
-static double unit(void) {
-    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return (double) ((z ^ (z >> 31)) >> 11) * (1.0 / 9007199254740992.0);
-}
 
 /* Zipf-like logits in a shuffled order. */
 static llama_token_data * zipf_row(size_t n) {
