@@ -1,7 +1,8 @@
 //! Arbitrary parameters (every f32 bit pattern: NaN, ±inf, -0, subnormals;
 //! any i32) and arbitrary sequences of apply / accept / reset / clone on
 //! arbitrary candidate arrays (0 to 300,000 entries; duplicates, ties,
-//! NaN, ±inf logits). Every apply is checked against SPEC §5.
+//! NaN, ±inf logits; unsorted or sorted). Every apply is checked against
+//! SPEC §5.
 #![no_main]
 
 use arbitrary::Arbitrary;
@@ -17,6 +18,14 @@ enum Op {
     /// `specials`: one time in sixteen up to 300,000 entries, otherwise
     /// up to 2,000 (large arrays are slow to check; they still come often).
     ApplyLarge {
+        n: u32,
+        seed: u64,
+        specials: u8,
+    },
+    /// The same synthetic array sorted by logit, descending (NaN last),
+    /// as after llama.cpp's top-k: the path that takes the medium as a
+    /// prefix and writes it back in place.
+    ApplySorted {
         n: u32,
         seed: u64,
         specials: u8,
@@ -138,6 +147,14 @@ fuzz_target!(|input: Input| {
             }
             Op::ApplyLarge { n, seed, specials } => {
                 check(&mut scatter, &params, &large(*n, *seed, *specials))
+            }
+            Op::ApplySorted { n, seed, specials } => {
+                let mut logits = large(*n, *seed, *specials);
+                logits.sort_by(|a, b| match (a.is_nan(), b.is_nan()) {
+                    (false, false) => b.partial_cmp(a).unwrap(),
+                    (x, y) => x.cmp(&y),
+                });
+                check(&mut scatter, &params, &logits);
             }
             Op::Accept(t) => scatter.accept(*t),
             Op::Reset => scatter.reset(),
