@@ -69,6 +69,15 @@ impl Medium {
             );
             return Ok(());
         }
+        self.select_unsorted(cands, k)
+    }
+
+    /// The two-pass selection of the module documentation. Kept out of
+    /// line: after truncation the input is sorted and this code is not run,
+    /// and apply's path is shorter without it in the middle (each code line
+    /// on that path is a cache miss right after a model evaluation).
+    #[inline(never)]
+    fn select_unsorted(&mut self, cands: &[TokenData], k: usize) -> Result<(), Forced> {
         self.block_max.clear();
         self.block_max.extend(cands.chunks(BLOCK).map(block_max));
         if self.block_max.contains(&f32::INFINITY) {

@@ -295,7 +295,9 @@ fn enforce_non_increasing(p: &mut [f64]) {
 /// that no rate or count can turn the whole medium into 0/0. Returns
 /// whether any token of the medium was repeated.
 /// `counts` is scratch, so that each id is looked up once; afterwards it
-/// holds each rank's count.
+/// holds each rank's count. Out of line, like the ordering below: most
+/// samplers do not absorb, and apply's path is shorter without them.
+#[inline(never)]
 fn absorb(p: &mut [f64], ids: &[i32], history: &History, rate: f64, counts: &mut Vec<u32>) -> bool {
     if history.is_empty() {
         return false;
@@ -327,6 +329,7 @@ fn absorb(p: &mut [f64], ids: &[i32], history: &History, rate: f64, counts: &mut
 /// so only the repeated ones are sorted, then the two lists are merged:
 /// O(m + r log r) for r repeated tokens, and unrepeated tokens keep their
 /// relative order by construction.
+#[inline(never)]
 fn order_after_absorption(
     p: &[f64],
     counts: &[u32],
