@@ -1,6 +1,6 @@
 //! The sampler: state kept between applies and the apply pipeline of SPEC §4.
 
-use crate::expln::{exp_nonpositive, ln_nonnegative, ln_normal};
+use crate::expln::{exp_nonpositive, ln_nonnegative, ln_normal, map_padded};
 use crate::gate::CollisionGate;
 use crate::history::History;
 use crate::kernel::{RankKernel, Smoothing};
@@ -80,7 +80,7 @@ struct Scratch {
     ids: Vec<i32>,
     p: Vec<f64>,
     smoothing: Smoothing,
-    logits: Vec<f32>,
+    logits: Vec<f64>,
     counts: Vec<u32>,
     repeated: Vec<usize>,
     order: Vec<usize>,
@@ -209,8 +209,8 @@ impl Active {
         // minimum makes the written logits so too to the last bit, whatever
         // the last-ulp behaviour of `ln_normal`.
         s.logits.clear();
-        s.logits
-            .extend(s.p.iter().map(|&p| ln_normal(p.max(EPSILON)) as f32));
+        s.logits.extend(s.p.iter().map(|&p| p.max(EPSILON)));
+        map_padded(&mut s.logits, 1.0, ln_normal);
         let mut previous = f32::INFINITY;
         let mut monotone = |logit: f32| {
             previous = logit.min(previous);
@@ -220,7 +220,7 @@ impl Active {
             for (slot, &rank) in candidates.iter_mut().zip(&s.order) {
                 *slot = TokenData {
                     id: s.ids[rank],
-                    logit: monotone(s.logits[rank]),
+                    logit: monotone(s.logits[rank] as f32),
                     p: s.p[rank] as f32,
                 };
             }
@@ -230,7 +230,7 @@ impl Active {
                 if !in_place {
                     slot.id = s.ids[rank];
                 }
-                slot.logit = monotone(s.logits[rank]);
+                slot.logit = monotone(s.logits[rank] as f32);
                 slot.p = s.p[rank] as f32;
             }
         }
@@ -245,8 +245,7 @@ fn softmax(medium: &[Entry], p: &mut Vec<f64>) -> f64 {
     let max = f64::from(medium[0].logit);
     p.clear();
     p.extend(medium.iter().map(|e| f64::from(e.logit) - max));
-    // A pass of its own over contiguous values, so that it vectorises.
-    p.iter_mut().for_each(|x| *x = exp_nonpositive(*x));
+    map_padded(p, 0.0, exp_nonpositive);
     let sum = sum(p);
     p.iter_mut().for_each(|x| *x /= sum);
     max + ln_normal(sum)
