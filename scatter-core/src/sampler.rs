@@ -172,12 +172,13 @@ impl Active {
         if !in_place || self.config.absorption.is_some() {
             s.ids.extend(medium.iter().map(|e| candidates[e.pos].id));
         }
-        let lse = softmax(medium, &mut s.p);
+        let (total, lse) = softmax_numerators(medium, &mut s.p);
 
         let strength = match &self.config.adaptive {
             Some(curve) => {
                 let log_p = medium.iter().map(|e| f64::from(e.logit) - lse);
-                adaptive_strength(normalized_entropy(&s.p, log_p), self.config.strength, curve)
+                let h = normalized_entropy(&s.p, total, log_p);
+                adaptive_strength(h, self.config.strength, curve)
             }
             None => self.config.strength,
         };
@@ -203,34 +204,36 @@ impl Active {
             order_after_absorption(&s.p, &s.counts, &mut s.order, &mut s.repeated);
         }
 
-        // The logarithms in a pass of their own over contiguous values, so
-        // that it vectorises; the stores come after. `p` is non-increasing
-        // in the order written, and so is the exact logarithm; the running
-        // minimum makes the written logits so too to the last bit, whatever
-        // the last-ulp behaviour of `ln_normal`.
+        // The logarithms in the order written, in a pass of their own over
+        // contiguous values so that it vectorises; the stores come after.
+        // `p` is non-increasing in that order, and so is the exact
+        // logarithm; the same clamp as for `p` makes the written logits so
+        // to the last bit, whatever the last-ulp behaviour of `ln_normal`
+        // (rounding to f32 afterwards is monotone).
         s.logits.clear();
-        s.logits.extend(s.p.iter().map(|&p| p.max(EPSILON)));
-        map_padded(&mut s.logits, 1.0, ln_normal);
-        let mut previous = f32::INFINITY;
-        let mut monotone = |logit: f32| {
-            previous = logit.min(previous);
-            previous
-        };
         if reordered {
-            for (slot, &rank) in candidates.iter_mut().zip(&s.order) {
+            s.logits
+                .extend(s.order.iter().map(|&rank| s.p[rank].max(EPSILON)));
+        } else {
+            s.logits.extend(s.p.iter().map(|&p| p.max(EPSILON)));
+        }
+        map_padded(&mut s.logits, 1.0, ln_normal);
+        enforce_non_increasing(&mut s.logits);
+        if reordered {
+            for ((slot, &rank), &logit) in candidates.iter_mut().zip(&s.order).zip(&s.logits) {
                 *slot = TokenData {
                     id: s.ids[rank],
-                    logit: monotone(s.logits[rank] as f32),
+                    logit: logit as f32,
                     p: s.p[rank] as f32,
                 };
             }
         } else {
             // Rank order; a sorted input's ids are already in place.
-            for (rank, slot) in candidates.iter_mut().take(m).enumerate() {
+            for (rank, (slot, &logit)) in candidates.iter_mut().zip(&s.logits).enumerate() {
                 if !in_place {
                     slot.id = s.ids[rank];
                 }
-                slot.logit = monotone(s.logits[rank] as f32);
+                slot.logit = logit as f32;
                 slot.p = s.p[rank] as f32;
             }
         }
@@ -238,17 +241,20 @@ impl Active {
     }
 }
 
-/// Softmax over the medium, in f64 (the medium is sorted, so its first
-/// logit is the maximum). Returns the log-partition `ln Σ exp(logit)`, so
-/// that `ln p_i = logit_i − lse` costs no further logarithm.
-fn softmax(medium: &[Entry], p: &mut Vec<f64>) -> f64 {
+/// The softmax of the medium without its division, in f64:
+/// `p_i = exp(logit_i − max)` (the medium is sorted, so its first logit is
+/// the maximum). Every later step is linear in `p` or indifferent to its
+/// scale (kernel, blend, order clamp, absorption's log domain) up to the
+/// final normalisation, so dividing here would be done twice. Returns the
+/// sum and the log-partition `ln Σ exp(logit)`, so that
+/// `ln p_i = logit_i − lse` costs no further logarithm.
+fn softmax_numerators(medium: &[Entry], p: &mut Vec<f64>) -> (f64, f64) {
     let max = f64::from(medium[0].logit);
     p.clear();
     p.extend(medium.iter().map(|e| f64::from(e.logit) - max));
     map_padded(p, 0.0, exp_nonpositive);
-    let sum = sum(p);
-    p.iter_mut().for_each(|x| *x /= sum);
-    max + ln_normal(sum)
+    let total = sum(p);
+    (total, max + ln_normal(total))
 }
 
 fn normalize(p: &mut [f64]) {
@@ -277,16 +283,23 @@ fn sum(x: &[f64]) -> f64 {
 /// In exact arithmetic a row-normalised Gaussian kernel maps a
 /// non-increasing sequence to a non-increasing one (the kernel is totally
 /// positive, truncated or not). Rounding can break that by an ulp; this
-/// restores it, so order stability holds exactly. Every later step (division
-/// by a positive sum, `ln`, rounding to f32) is monotone.
+/// restores it, so order stability holds exactly. Division by a positive
+/// sum and rounding to f32 are monotone; `ln_normal` may not be to the last
+/// ulp, so apply runs this again on the logarithms it writes.
 fn enforce_non_increasing(p: &mut [f64]) {
     // The repair is a serial chain; the check vectorises, and almost always
     // finds nothing to repair.
-    if p.windows(2).all(|w| w[0] >= w[1]) {
-        return;
+    if !p.windows(2).all(|w| w[0] >= w[1]) {
+        clamp_to_running_min(p.iter_mut());
     }
-    for i in 1..p.len() {
-        p[i] = p[i].min(p[i - 1]);
+}
+
+/// Lowers each value to at most the one before it.
+fn clamp_to_running_min<'a>(values: impl Iterator<Item = &'a mut f64>) {
+    let mut previous = f64::INFINITY;
+    for x in values {
+        *x = x.min(previous);
+        previous = *x;
     }
 }
 
@@ -314,11 +327,12 @@ fn absorb(p: &mut [f64], ids: &[i32], history: &History, rate: f64, counts: &mut
     p.iter_mut().for_each(|x| *x = exp_nonpositive(*x - max));
     // Unrepeated tokens were non-increasing and were all scaled by the
     // same factor; the running minimum keeps them so to the last bit.
-    let mut previous = f64::INFINITY;
-    for (x, _) in p.iter_mut().zip(counts.iter()).filter(|(_, &c)| c == 0) {
-        *x = x.min(previous);
-        previous = *x;
-    }
+    clamp_to_running_min(
+        p.iter_mut()
+            .zip(counts.iter())
+            .filter(|(_, &c)| c == 0)
+            .map(|(x, _)| x),
+    );
     normalize(p);
     true
 }
@@ -347,4 +361,42 @@ fn order_after_absorption(
         order.push(kept);
     }
     order.extend(lowered);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_inversion_is_clamped_and_sorted_values_keep_their_bits() {
+        let mut p = vec![0.5, 0.2, 0.2000000001, 0.1, 0.1];
+        enforce_non_increasing(&mut p);
+        assert_eq!(p, [0.5, 0.2, 0.2, 0.1, 0.1]);
+        let sorted = vec![0.4, 0.3, 0.3, 1e-300, 0.0];
+        let mut same = sorted.clone();
+        enforce_non_increasing(&mut same);
+        assert_eq!(same, sorted);
+    }
+
+    #[test]
+    fn the_merge_after_absorption_equals_a_full_sort() {
+        // Ranks 1, 3 and 4 were repeated; ties between a lowered and a kept
+        // token go to the lower rank.
+        let p = [0.30, 0.05, 0.20, 0.20, 0.01, 0.10, 0.10];
+        let counts = [0, 2, 0, 1, 3, 0, 0];
+        let (mut order, mut repeated) = (Vec::new(), Vec::new());
+        order_after_absorption(&p, &counts, &mut order, &mut repeated);
+        let mut expected: Vec<usize> = (0..p.len()).collect();
+        expected.sort_by(|&a, &b| p[b].total_cmp(&p[a]).then(a.cmp(&b)));
+        assert_eq!(order, expected);
+    }
+
+    #[test]
+    fn the_pairwise_sum_adds_every_element_once() {
+        for n in [0, 1, 7, 8, 9, 40, 263] {
+            let x: Vec<f64> = (0..n).map(|i| f64::from(i) + 0.5).collect();
+            let exact = (0..n).map(|i| f64::from(i) + 0.5).sum::<f64>();
+            assert_eq!(sum(&x), exact, "n = {n}");
+        }
+    }
 }

@@ -5,12 +5,22 @@ use crate::expln::ln_normal;
 use crate::params::Adaptive;
 
 /// `H = −Σ p ln p / ln m` in [0, 1]: 0 for a spike, 1 for uniform, with
-/// `log_p` the exact `ln p_i` of a softmax (`logit_i − lse`, finite even
-/// where `p_i` underflows to 0). Needs `p.len() >= 2`; the result is
-/// clamped against rounding.
-pub(crate) fn normalized_entropy(p: &[f64], log_p: impl Iterator<Item = f64>) -> f64 {
-    let h: f64 = p.iter().zip(log_p).map(|(x, lx)| -x * lx).sum();
-    (h / ln_normal(p.len() as f64)).clamp(0.0, 1.0)
+/// `p_i = weights_i / total` (apply keeps the softmax unnormalised until
+/// its final normalisation) and `log_p` the exact `ln p_i` of that softmax
+/// (`logit_i − lse`, finite even where `p_i` underflows to 0). Needs
+/// `weights.len() >= 2`; the result is clamped against rounding.
+pub(crate) fn normalized_entropy(
+    weights: &[f64],
+    total: f64,
+    log_p: impl Iterator<Item = f64>,
+) -> f64 {
+    let h: f64 = weights
+        .iter()
+        .zip(log_p)
+        .map(|(x, lx)| -x * lx)
+        .sum::<f64>()
+        / total;
+    (h / ln_normal(weights.len() as f64)).clamp(0.0, 1.0)
 }
 
 /// The piecewise-linear curve through (0, max), (target, strength),
@@ -42,9 +52,14 @@ mod tests {
     fn entropy_of_spike_and_uniform() {
         let spike_logits = [0.0, -800.0, -800.0];
         let spike = [1.0, 0.0, 0.0];
-        assert_eq!(normalized_entropy(&spike, spike_logits.into_iter()), 0.0);
+        assert_eq!(
+            normalized_entropy(&spike, 1.0, spike_logits.into_iter()),
+            0.0
+        );
         let uniform_log = (0.25f64).ln();
-        assert!((normalized_entropy(&[0.25; 4], [uniform_log; 4].into_iter()) - 1.0).abs() < 1e-15);
+        assert!(
+            (normalized_entropy(&[0.25; 4], 1.0, [uniform_log; 4].into_iter()) - 1.0).abs() < 1e-15
+        );
     }
 
     #[test]
