@@ -38,6 +38,11 @@ impl RankKernel {
         }
     }
 
+    /// The largest rank distance with a weight: `9.12·radius`, rounded down.
+    pub(crate) fn reach(&self) -> usize {
+        self.weights.len() - 1
+    }
+
     /// `q = (D⁻¹K)^steps p`: `steps` passes of
     /// `q_i = Σ_j K_ij p_j / Σ_j K_ij` over the ranks of `p`.
     pub(crate) fn smooth<'a>(&self, p: &[f64], steps: u32, s: &'a mut Smoothing) -> &'a [f64] {
@@ -107,7 +112,7 @@ impl RankKernel {
 
 /// Outputs computed together by [`RankKernel::smooth`]: two AVX-512
 /// vectors of f64, or four AVX2 ones.
-const LANES: usize = 16;
+pub(crate) const LANES: usize = 16;
 
 /// Scratch for [`RankKernel::smooth`], reused across applies: the
 /// distribution a pass reads, zero-padded by the reach on both sides and
@@ -117,6 +122,16 @@ const LANES: usize = 16;
 pub(crate) struct Smoothing {
     padded: Vec<f64>,
     q: Vec<f64>,
+}
+
+impl Smoothing {
+    /// The result buffer, sized for a medium of `m`, for a smoothing
+    /// computed elsewhere (the dense n-step operator of [`crate::diffusion`]).
+    pub(crate) fn result(&mut self, m: usize) -> &mut [f64] {
+        self.q.clear();
+        self.q.resize(m, 0.0);
+        &mut self.q
+    }
 }
 
 #[cfg(test)]

@@ -36,6 +36,7 @@
 #![warn(missing_docs)]
 
 mod candidate;
+mod diffusion;
 mod expln;
 mod gate;
 mod history;

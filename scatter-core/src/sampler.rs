@@ -1,9 +1,10 @@
 //! The sampler: state kept between applies and the apply pipeline of SPEC §4.
 
+use crate::diffusion::Diffusion;
 use crate::expln::{exp_nonpositive, ln_nonnegative, ln_normal, map_padded};
 use crate::gate::CollisionGate;
 use crate::history::History;
-use crate::kernel::{RankKernel, Smoothing};
+use crate::kernel::Smoothing;
 use crate::medium::{Entry, Medium};
 use crate::params::{Config, Params};
 use crate::strength::{adaptive_strength, normalized_entropy};
@@ -48,7 +49,7 @@ pub struct Scatter {
 #[derive(Clone, Debug)]
 struct Active {
     config: Config,
-    kernel: RankKernel,
+    diffusion: Diffusion,
     gate: CollisionGate,
     history: History,
     scratch: Scratch,
@@ -91,7 +92,7 @@ impl Scatter {
     /// parameters that ask for no effect give a noop sampler.
     pub fn new(params: &Params) -> Self {
         let active = params.config().map(|config| Active {
-            kernel: RankKernel::new(config.radius),
+            diffusion: Diffusion::new(config.radius, config.steps, config.k),
             gate: CollisionGate::new(config.collision, config.seed),
             history: History::new(config.absorption.map_or(0, |a| a.window)),
             scratch: Scratch::default(),
@@ -185,9 +186,7 @@ impl Active {
         self.stats.scattered += 1;
         self.stats.strength_sum += strength;
         if strength > 0.0 {
-            let q = self
-                .kernel
-                .smooth(&s.p, self.config.steps, &mut s.smoothing);
+            let q = self.diffusion.smooth(&s.p, &mut s.smoothing);
             for (p, q) in s.p.iter_mut().zip(q) {
                 *p = (1.0 - strength) * *p + strength * q;
             }
