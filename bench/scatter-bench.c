@@ -76,9 +76,9 @@ static struct llama_sampler * mk_sc_steps4(void) { return scatter_ext(64, 0.18f,
 static struct llama_sampler * mk_sc_k16(void) { return scatter_ext(16, 0.18f, 2.5f, 1, false, 0.0f, 1.0f); }
 static struct llama_sampler * mk_sc_k256(void) { return scatter_ext(256, 0.18f, 2.5f, 1, false, 0.0f, 1.0f); }
 
-/* top_k 40 -> top_p 0.95 -> min_p 0.05 -> xtc -> [scatter creative] ->
- * temp 0.8 -> dist, with llama.cpp's own timing on (as in its tools). */
-static struct llama_sampler * default_chain(bool with_scatter) {
+/* top_k 40 -> top_p 0.95 -> min_p 0.05 -> xtc -> [extra] -> temp 0.8 ->
+ * dist, with llama.cpp's own timing on (as in its tools). */
+static struct llama_sampler * chain_with(struct llama_sampler * extra) {
     struct llama_sampler_chain_params params = llama_sampler_chain_default_params();
     params.no_perf = false;
     struct llama_sampler * c = llama_sampler_chain_init(params);
@@ -86,12 +86,15 @@ static struct llama_sampler * default_chain(bool with_scatter) {
     llama_sampler_chain_add(c, llama_sampler_init_top_p(0.95f, 1));
     llama_sampler_chain_add(c, llama_sampler_init_min_p(0.05f, 1));
     llama_sampler_chain_add(c, llama_sampler_init_xtc(0.1f, 0.1f, 1, 42));
-    if (with_scatter) {
-        llama_sampler_chain_add(c, mk_sc_creative());
+    if (extra) {
+        llama_sampler_chain_add(c, extra);
     }
     llama_sampler_chain_add(c, llama_sampler_init_temp(0.8f));
     llama_sampler_chain_add(c, llama_sampler_init_dist(42));
     return c;
+}
+static struct llama_sampler * default_chain(bool with_scatter) {
+    return chain_with(with_scatter ? mk_sc_creative() : NULL);
 }
 static struct llama_sampler * mk_chain(void) { return default_chain(false); }
 static struct llama_sampler * mk_chain_scatter(void) { return default_chain(true); }
@@ -259,9 +262,55 @@ static void quiet_log(enum ggml_log_level level, const char * text, void * user)
     }
 }
 
+typedef struct {
+    struct llama_context * ctx;
+    const llama_token * prompt;
+    int n_prompt;
+    int n_vocab;
+    int n_gen;
+    llama_token_data * cur; /* n_vocab entries of scratch */
+} generation;
+
+/* Generates n_gen tokens from the prompt; at every step the default chain
+ * and the same chain with `extra` (which the text follows) are applied to
+ * the same logits, alternating which goes first, and llama.cpp's own
+ * counters time each. Prints both and returns the ratio. */
+static double chain_pass(const generation * g, struct llama_sampler * extra, const char * extra_name) {
+    struct llama_sampler * chains[2] = { chain_with(NULL), chain_with(extra) };
+    llama_memory_clear(llama_get_memory(g->ctx), true);
+    struct llama_batch batch = llama_batch_get_one((llama_token *) g->prompt, g->n_prompt);
+    llama_token next = 0;
+    for (int i = 0; i < g->n_gen && llama_decode(g->ctx, batch) == 0; i++) {
+        const float * logits = llama_get_logits_ith(g->ctx, -1);
+        for (int k = 0; k < 2; k++) {
+            const int c = (i + k) % 2; /* alternate which chain goes first */
+            for (int t = 0; t < g->n_vocab; t++) {
+                g->cur[t] = (llama_token_data) { t, logits[t], 0.0f };
+            }
+            llama_token_data_array arr = { g->cur, (size_t) g->n_vocab, -1, false };
+            llama_sampler_apply(chains[c], &arr);
+            if (c == 1) {
+                next = arr.data[arr.selected].id;
+            }
+        }
+        llama_sampler_accept(chains[0], next);
+        llama_sampler_accept(chains[1], next);
+        batch = llama_batch_get_one(&next, 1);
+    }
+    double ms[2];
+    for (int c = 0; c < 2; c++) {
+        const struct llama_perf_sampler_data perf = llama_perf_sampler(chains[c]);
+        ms[c] = perf.t_sample_ms / (perf.n_sample ? perf.n_sample : 1);
+        printf("end to end (llama_perf_sampler, %d tokens, same logits for both chains): default chain%s%s: %.4f ms "
+               "per token\n",
+               perf.n_sample, c ? " + " : "", c ? extra_name : "", ms[c]);
+        llama_sampler_free(chains[c]);
+    }
+    return ms[1] / ms[0];
+}
+
 /* Decodes a prompt and returns the real next-token logit row (unsorted);
- * also prints llama_perf_sampler's time per token for the default chain
- * with and without scatter over `n_gen` generated tokens. */
+ * also prints the end-to-end figures over `n_gen` generated tokens. */
 static llama_token_data * model_row(const char * path, size_t * n_out, int n_gen) {
     llama_log_set(quiet_log, NULL);
     llama_backend_init();
@@ -281,62 +330,47 @@ static llama_token_data * model_row(const char * path, size_t * n_out, int n_gen
     const char * prompt = "Once upon a time, in a village by the sea, there lived";
     llama_token tokens[64];
     const int n_prompt = llama_tokenize(vocab, prompt, (int32_t) strlen(prompt), tokens, 64, true, true);
-
-    /* Both chains see the same logits at every step (the text follows the
-     * chain with scatter); llama.cpp's own counters time each chain. */
-    struct llama_sampler * chains[2] = { default_chain(false), default_chain(true) };
-    llama_token_data * row = NULL;
     llama_token_data * cur = malloc((size_t) n_vocab * sizeof *cur);
+    const generation g = { ctx, tokens, n_prompt, n_vocab, n_gen, cur };
+
+    /* The noop pass: an external sampler that does nothing costs what
+     * calling into another library's code and data costs right after the
+     * model evaluation has evicted the caches — the floor under any
+     * sampler that is not built into libllama. A pass of its own, since
+     * in one pass the noop would warm scatter's code and pages. */
+    const double ratio = chain_pass(&g, mk_sc_creative(), "scatter creative");
+    const double floor_ratio = chain_pass(&g, mk_sc_noop(), "scatter noop");
+    printf("end to end: with scatter / without = %.3f (with scatter noop / without = %.3f)\n", ratio, floor_ratio);
+
+    /* The row for the tables: the first next-token row of the prompt. */
+    llama_memory_clear(llama_get_memory(ctx), true);
     struct llama_batch batch = llama_batch_get_one(tokens, n_prompt);
+    llama_token_data * row = malloc((size_t) n_vocab * sizeof *row);
+    if (llama_decode(ctx, batch) != 0) {
+        fprintf(stderr, "error: could not evaluate the prompt\n");
+        exit(1);
+    }
+    const float * first_logits = llama_get_logits_ith(ctx, -1);
+    for (int t = 0; t < n_vocab; t++) {
+        row[t] = (llama_token_data) { t, first_logits[t], 0.0f };
+    }
     llama_token next = 0;
-    for (int i = 0; i < n_gen && llama_decode(ctx, batch) == 0; i++) {
-        const float * logits = llama_get_logits_ith(ctx, -1);
-        if (!row) {
-            row = malloc((size_t) n_vocab * sizeof *row);
-            for (int t = 0; t < n_vocab; t++) {
-                row[t] = (llama_token_data) { t, logits[t], 0.0f };
-            }
-        }
-        for (int k = 0; k < 2; k++) {
-            const int c = (i + k) % 2; /* alternate which chain goes first */
-            for (int t = 0; t < n_vocab; t++) {
-                cur[t] = (llama_token_data) { t, logits[t], 0.0f };
-            }
-            llama_token_data_array arr = { cur, (size_t) n_vocab, -1, false };
-            llama_sampler_apply(chains[c], &arr);
-            if (c == 1) {
-                next = arr.data[arr.selected].id;
-            }
-        }
-        llama_sampler_accept(chains[0], next);
-        llama_sampler_accept(chains[1], next);
-        batch = llama_batch_get_one(&next, 1);
-    }
-    double ms[2];
-    for (int c = 0; c < 2; c++) {
-        const struct llama_perf_sampler_data perf = llama_perf_sampler(chains[c]);
-        ms[c] = perf.t_sample_ms / (perf.n_sample ? perf.n_sample : 1);
-        printf("end to end (llama_perf_sampler, %d tokens, same logits for both chains): default chain%s: %.4f ms "
-               "per token\n",
-               perf.n_sample, c ? " + scatter creative" : "", ms[c]);
-        llama_sampler_free(chains[c]);
-    }
-    printf("end to end: with scatter / without = %.3f\n", ms[1] / ms[0]);
 
     /* Second pass: scatter alone on the survivors of top_k 40 -> top_p 0.95
      * -> min_p 0.05, applied twice per step to two copies: the first apply
      * meets caches that the model evaluation has just evicted, the second
-     * runs warm. */
+     * runs warm. Odd steps time the noop sampler instead: what any sampler
+     * called through scatter's library costs there before doing any work. */
     struct llama_sampler * trunc[3] = { llama_sampler_init_top_k(40), llama_sampler_init_top_p(0.95f, 1),
                                         llama_sampler_init_min_p(0.05f, 1) };
-    struct llama_sampler * sc = mk_sc_creative();
+    struct llama_sampler * timed[2] = { mk_sc_creative(), mk_sc_noop() };
     struct llama_sampler * pick = llama_sampler_init_dist(42);
     llama_token_data first[64], second[64];
-    double cold = 0.0, warm = 0.0, survivors = 0.0;
-    int steps = 0;
+    double cold[2] = { 0.0, 0.0 }, warm[2] = { 0.0, 0.0 }, survivors = 0.0;
+    int steps[2] = { 0, 0 };
     llama_memory_clear(llama_get_memory(ctx), true);
     batch = llama_batch_get_one(tokens, n_prompt);
-    for (int i = 0; i < n_gen && llama_decode(ctx, batch) == 0; i++, steps++) {
+    for (int i = 0; i < n_gen && llama_decode(ctx, batch) == 0; i++) {
         const float * logits = llama_get_logits_ith(ctx, -1);
         for (int t = 0; t < n_vocab; t++) {
             cur[t] = (llama_token_data) { t, logits[t], 0.0f };
@@ -345,27 +379,33 @@ static llama_token_data * model_row(const char * path, size_t * n_out, int n_gen
         for (int k = 0; k < 3; k++) {
             llama_sampler_apply(trunc[k], &arr);
         }
+        const int s = i % 2;
         memcpy(first, arr.data, arr.size * sizeof *first);
         memcpy(second, arr.data, arr.size * sizeof *second);
         llama_token_data_array a1 = { first, arr.size, -1, true }, a2 = { second, arr.size, -1, true };
         const double t0 = now_ns();
-        llama_sampler_apply(sc, &a1);
+        llama_sampler_apply(timed[s], &a1);
         const double t1 = now_ns();
-        llama_sampler_apply(sc, &a2);
-        cold += t1 - t0;
-        warm += now_ns() - t1;
+        llama_sampler_apply(timed[s], &a2);
+        cold[s] += t1 - t0;
+        warm[s] += now_ns() - t1;
+        steps[s]++;
         survivors += (double) arr.size;
         llama_sampler_apply(pick, &a1);
         next = a1.data[a1.selected].id;
         batch = llama_batch_get_one(&next, 1);
     }
+    const int n_steps = steps[0] + steps[1];
     printf("end to end: scatter creative on %.1f survivors on average: first apply after the model evaluation %.0f ns, "
-           "second apply %.0f ns\n",
-           survivors / steps, cold / steps, warm / steps);
+           "second apply %.0f ns; scatter noop: first apply %.0f ns, second apply %.0f ns\n",
+           survivors / (n_steps ? n_steps : 1), cold[0] / (steps[0] ? steps[0] : 1),
+           warm[0] / (steps[0] ? steps[0] : 1), cold[1] / (steps[1] ? steps[1] : 1),
+           warm[1] / (steps[1] ? steps[1] : 1));
     for (int k = 0; k < 3; k++) {
         llama_sampler_free(trunc[k]);
     }
-    llama_sampler_free(sc);
+    llama_sampler_free(timed[0]);
+    llama_sampler_free(timed[1]);
     llama_sampler_free(pick);
     free(cur);
     llama_free(ctx);

@@ -12,7 +12,7 @@
 //! (radius, n, k, m), never on which sizes came before, so a result does
 //! not depend on the sampler's past.
 
-use crate::kernel::{RankKernel, Smoothing, LANES};
+use crate::kernel::{RankKernel, Smoothing, LANES, SHORT};
 
 /// Largest medium served by a dense operator. Storage for every size up to
 /// it (Σ m·⌈m⌉₁₆ doubles, ~0.76 MB at 64) is reserved, zeroed, when the
@@ -64,6 +64,13 @@ impl Diffusion {
             built: vec![false; limit + 1],
             storage: vec![0.0; total],
         }
+    }
+
+    /// `(D⁻¹K)ⁿ p` for a medium of 2 to [`SHORT`] ranks held in one vector
+    /// (`p.len() == SHORT`), zeros past its end; see
+    /// [`RankKernel::smooth_short`].
+    pub(crate) fn smooth_short(&self, p: &[f64], m: usize) -> [f64; SHORT] {
+        self.kernel.smooth_short(p, m, self.steps)
     }
 
     /// `(D⁻¹K)ⁿ p` for a medium of two or more.

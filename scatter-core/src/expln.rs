@@ -90,22 +90,25 @@ fn pow2(k: i32) -> f64 {
     f64::from_bits(((k + 1023) as u64) << 52)
 }
 
-/// Replaces `xs[i]` by `f(xs[i])`, eight at a time. The vector is padded
-/// with `pad` (an argument `f` takes quietly) to a multiple of eight for
-/// the duration, so that every element goes through the vector code and
-/// no scalar remainder loop runs: on the short media typical after
-/// truncation that loop would be the whole of the work, and a second copy
-/// of the polynomial to fetch when the caches are cold.
+/// Values a vector of the polynomials below holds: eight f64 (one AVX-512
+/// register, two AVX2 ones). Apply keeps its per-candidate buffers padded
+/// to a multiple of it.
+pub(crate) const LANES: usize = 8;
+
+/// Replaces `xs[i]` by `f(xs[i])`, [`LANES`] at a time; `xs.len()` is a
+/// multiple of [`LANES`] (the caller pads with an argument `f` takes
+/// quietly), so every element goes through the vector code and no scalar
+/// remainder loop runs: on the short media typical after truncation that
+/// loop would be the whole of the work, and a second copy of the
+/// polynomial to fetch when the caches are cold.
 #[inline(always)]
-pub(crate) fn map_padded(xs: &mut Vec<f64>, pad: f64, f: impl Fn(f64) -> f64) {
-    let n = xs.len();
-    xs.resize(n.next_multiple_of(8), pad);
-    for chunk in xs.chunks_exact_mut(8) {
+pub(crate) fn map_lanes(xs: &mut [f64], f: impl Fn(f64) -> f64) {
+    debug_assert_eq!(xs.len() % LANES, 0);
+    for chunk in xs.chunks_exact_mut(LANES) {
         for x in chunk {
             *x = f(*x);
         }
     }
-    xs.truncate(n);
 }
 
 /// `ln x` for a positive normal finite `x` (write-back arguments are at

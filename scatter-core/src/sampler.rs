@@ -1,10 +1,10 @@
 //! The sampler: state kept between applies and the apply pipeline of SPEC §4.
 
 use crate::diffusion::Diffusion;
-use crate::expln::{exp_nonpositive, ln_nonnegative, ln_normal, map_padded};
+use crate::expln::{exp_nonpositive, ln_nonnegative, ln_normal, map_lanes, LANES};
 use crate::gate::CollisionGate;
 use crate::history::History;
-use crate::kernel::Smoothing;
+use crate::kernel::{Smoothing, SHORT};
 use crate::medium::{Entry, Medium};
 use crate::params::{Config, Params};
 use crate::strength::{adaptive_strength, normalized_entropy};
@@ -166,6 +166,50 @@ impl Active {
         if s.medium.select(candidates, self.config.k).is_err() || s.medium.entries.len() < 2 {
             return Outcome::Untouched;
         }
+        let m = s.medium.entries.len();
+        let strength = if m <= SHORT && self.config.absorption.is_none() {
+            self.scatter_short(candidates)
+        } else {
+            self.scatter_long(candidates)
+        };
+        self.stats.scattered += 1;
+        self.stats.strength_sum += strength;
+        Outcome::Rewritten { size: m }
+    }
+
+    /// A medium of at most [`SHORT`] without absorption, as `top_p` and
+    /// `min_p` usually leave (about 4 survivors on average in the
+    /// end-to-end benchmark): the same steps as [`Self::scatter_long`], on
+    /// one vector on the stack. Every loop has a fixed length, so the whole
+    /// path compiles to a few hundred instructions of straight-line vector
+    /// code and touches no scratch buffer — it runs right after a model
+    /// evaluation has evicted the caches, where each code line and each
+    /// buffer is a miss (BENCHMARKS.md: the first apply's cost halved).
+    fn scatter_short(&mut self, candidates: &mut [TokenData]) -> f64 {
+        let medium = &self.scratch.medium.entries;
+        let m = medium.len();
+        let mut ids = [0; SHORT];
+        for (id, e) in ids.iter_mut().zip(medium) {
+            *id = candidates[e.pos].id;
+        }
+        let diffusion = &self.diffusion;
+        let mut p = [0.0; SHORT];
+        let strength = scattered_distribution(&self.config, medium, &mut p, |p, strength| {
+            let q = diffusion.smooth_short(p, m);
+            blend(p, &q, strength);
+        });
+        let mut logits = p;
+        log_probabilities(&mut logits);
+        let moved = (!self.scratch.medium.prefix).then_some(&ids[..m]);
+        write_back(&mut candidates[..m], moved, &p, &logits);
+        strength
+    }
+
+    /// Any medium, in buffers kept across applies and padded to whole
+    /// vectors. Out of line, so that the short path stays compact.
+    #[inline(never)]
+    fn scatter_long(&mut self, candidates: &mut [TokenData]) -> f64 {
+        let s = &mut self.scratch;
         let medium = &s.medium.entries;
         let m = medium.len();
         let in_place = s.medium.prefix;
@@ -173,52 +217,25 @@ impl Active {
         if !in_place || self.config.absorption.is_some() {
             s.ids.extend(medium.iter().map(|e| candidates[e.pos].id));
         }
-        let (total, lse) = softmax_numerators(medium, &mut s.p);
+        let padded = m.next_multiple_of(LANES);
+        s.p.clear();
+        s.p.resize(padded, 0.0);
+        let (diffusion, smoothing) = (&mut self.diffusion, &mut s.smoothing);
+        let strength = scattered_distribution(&self.config, medium, &mut s.p, |p, strength| {
+            let q = diffusion.smooth(&p[..m], smoothing);
+            blend(p, q, strength);
+        });
 
-        let strength = match &self.config.adaptive {
-            Some(curve) => {
-                let log_p = medium.iter().map(|e| f64::from(e.logit) - lse);
-                let h = normalized_entropy(&s.p, total, log_p);
-                adaptive_strength(h, self.config.strength, curve)
-            }
-            None => self.config.strength,
-        };
-        self.stats.scattered += 1;
-        self.stats.strength_sum += strength;
-        if strength > 0.0 {
-            let q = self.diffusion.smooth(&s.p, &mut s.smoothing);
-            for (p, q) in s.p.iter_mut().zip(q) {
-                *p = (1.0 - strength) * *p + strength * q;
-            }
-        }
-        enforce_non_increasing(&mut s.p);
-        normalize(&mut s.p);
-
-        let reordered = self
-            .config
-            .absorption
-            .as_ref()
-            .is_some_and(|a| absorb(&mut s.p, &s.ids, &self.history, a.rate, &mut s.counts));
-        if reordered {
-            order_after_absorption(&s.p, &s.counts, &mut s.order, &mut s.repeated);
-        }
-
-        // The logarithms in the order written, in a pass of their own over
-        // contiguous values so that it vectorises; the stores come after.
-        // `p` is non-increasing in that order, and so is the exact
-        // logarithm; the same clamp as for `p` makes the written logits so
-        // to the last bit, whatever the last-ulp behaviour of `ln_normal`
-        // (rounding to f32 afterwards is monotone).
+        let reordered =
+            self.config.absorption.as_ref().is_some_and(|a| {
+                absorb(&mut s.p[..m], &s.ids, &self.history, a.rate, &mut s.counts)
+            });
         s.logits.clear();
         if reordered {
-            s.logits
-                .extend(s.order.iter().map(|&rank| s.p[rank].max(EPSILON)));
-        } else {
-            s.logits.extend(s.p.iter().map(|&p| p.max(EPSILON)));
-        }
-        map_padded(&mut s.logits, 1.0, ln_normal);
-        enforce_non_increasing(&mut s.logits);
-        if reordered {
+            order_after_absorption(&s.p[..m], &s.counts, &mut s.order, &mut s.repeated);
+            s.logits.extend(s.order.iter().map(|&rank| s.p[rank]));
+            s.logits.resize(padded, 0.0);
+            log_probabilities(&mut s.logits);
             for ((slot, &rank), &logit) in candidates.iter_mut().zip(&s.order).zip(&s.logits) {
                 *slot = TokenData {
                     id: s.ids[rank],
@@ -227,16 +244,82 @@ impl Active {
                 };
             }
         } else {
-            // Rank order; a sorted input's ids are already in place.
-            for (rank, (slot, &logit)) in candidates.iter_mut().zip(&s.logits).enumerate() {
-                if !in_place {
-                    slot.id = s.ids[rank];
-                }
-                slot.logit = logit as f32;
-                slot.p = s.p[rank] as f32;
-            }
+            s.logits.extend_from_slice(&s.p);
+            log_probabilities(&mut s.logits);
+            let moved = (!in_place).then_some(&s.ids[..]);
+            write_back(&mut candidates[..m], moved, &s.p, &s.logits);
         }
-        Outcome::Rewritten { size: m }
+        strength
+    }
+}
+
+/// SPEC §4.3 steps 2–5: `p[..m]` ← the scattered distribution of the
+/// medium, `p[m..]` ← 0, for a buffer padded to a multiple of [`LANES`].
+/// `smooth` blends `(D⁻¹K)ⁿ p` into `p` with the strength it is given.
+/// Returns the strength used (adaptive or fixed). Inlined into both paths,
+/// so that on the short one every length is a constant.
+#[inline(always)]
+fn scattered_distribution(
+    config: &Config,
+    medium: &[Entry],
+    p: &mut [f64],
+    smooth: impl FnOnce(&mut [f64], f64),
+) -> f64 {
+    let total = softmax_numerators(medium, p);
+    let strength = match &config.adaptive {
+        Some(curve) => {
+            // The log-partition ln Σ exp(logit): ln p_i = logit_i − lse,
+            // finite even where p_i underflows, at the cost of one ln.
+            let lse = f64::from(medium[0].logit) + ln_normal(total);
+            let log_p = medium.iter().map(|e| f64::from(e.logit) - lse);
+            let h = normalized_entropy(&p[..medium.len()], total, log_p);
+            adaptive_strength(h, config.strength, curve)
+        }
+        None => config.strength,
+    };
+    if strength > 0.0 {
+        smooth(p, strength);
+    }
+    // The zeros of the padding are below any probability: the clamp and
+    // the normalisation leave them 0.
+    enforce_non_increasing(p);
+    normalize(p);
+    strength
+}
+
+/// `p ← (1 − strength)·p + strength·q` (SPEC §4.3 step 4), over the length
+/// of `q`.
+#[inline(always)]
+fn blend(p: &mut [f64], q: &[f64], strength: f64) {
+    for (p, q) in p.iter_mut().zip(q) {
+        *p = (1.0 - strength) * *p + strength * q;
+    }
+}
+
+/// `x ← ln max(x, ε)` over the probabilities in the order written (zeros
+/// after them fill the padding), in a pass of its own over contiguous
+/// values so that it vectorises. The probabilities are non-increasing in
+/// that order, and so is the exact logarithm; the same clamp as for `p`
+/// makes the written logits so to the last bit, whatever the last-ulp
+/// behaviour of `ln_normal` (rounding to f32 afterwards is monotone). The
+/// padding's `ln ε` is below every written logit.
+#[inline(always)]
+fn log_probabilities(logits: &mut [f64]) {
+    map_lanes(logits, |x| ln_normal(x.max(EPSILON)));
+    enforce_non_increasing(logits);
+}
+
+/// Writes the medium over `slots` in rank order. `ids`: the medium's ids
+/// when they move (unsorted input); `None` when the input was sorted and
+/// its ids are already in place.
+#[inline(always)]
+fn write_back(slots: &mut [TokenData], ids: Option<&[i32]>, p: &[f64], logits: &[f64]) {
+    for (rank, ((slot, &p), &logit)) in slots.iter_mut().zip(p).zip(logits).enumerate() {
+        if let Some(ids) = ids {
+            slot.id = ids[rank];
+        }
+        slot.logit = logit as f32;
+        slot.p = p as f32;
     }
 }
 
@@ -244,16 +327,18 @@ impl Active {
 /// `p_i = exp(logit_i − max)` (the medium is sorted, so its first logit is
 /// the maximum). Every later step is linear in `p` or indifferent to its
 /// scale (kernel, blend, order clamp, absorption's log domain) up to the
-/// final normalisation, so dividing here would be done twice. Returns the
-/// sum and the log-partition `ln Σ exp(logit)`, so that
-/// `ln p_i = logit_i − lse` costs no further logarithm.
-fn softmax_numerators(medium: &[Entry], p: &mut Vec<f64>) -> (f64, f64) {
+/// final normalisation, so dividing here would be done twice. `p` is
+/// padded to a multiple of [`LANES`]; the padding gets 0. Returns the sum.
+#[inline(always)]
+fn softmax_numerators(medium: &[Entry], p: &mut [f64]) -> f64 {
     let max = f64::from(medium[0].logit);
-    p.clear();
-    p.extend(medium.iter().map(|e| f64::from(e.logit) - max));
-    map_padded(p, 0.0, exp_nonpositive);
-    let total = sum(p);
-    (total, max + ln_normal(total))
+    // exp(-inf) = 0 in the padding.
+    p.fill(f64::NEG_INFINITY);
+    for (x, e) in p.iter_mut().zip(medium) {
+        *x = f64::from(e.logit) - max;
+    }
+    map_lanes(p, exp_nonpositive);
+    sum(p)
 }
 
 fn normalize(p: &mut [f64]) {
@@ -388,6 +473,57 @@ mod tests {
         let mut expected: Vec<usize> = (0..p.len()).collect();
         expected.sort_by(|&a, &b| p[b].total_cmp(&p[a]).then(a.cmp(&b)));
         assert_eq!(order, expected);
+    }
+
+    /// The short path (media up to [`SHORT`] without absorption) computes
+    /// what the general one does: the same strength, ids and order, and
+    /// values that differ at most by the last bit of the f32 written.
+    #[test]
+    fn the_short_path_equals_the_general_one() {
+        let adaptive = Params {
+            adaptive: true,
+            strength: 0.14,
+            k: 8,
+            ..Params::default()
+        };
+        for params in [
+            Params::fixed(8, 0.18, 2.5, 1),
+            Params::fixed(8, 0.9, 0.4, 3),
+            Params::fixed(8, 0.5, 16.0, 8),
+            adaptive,
+        ] {
+            let mut scatter = Scatter::new(&params);
+            let a = scatter.active.as_mut().expect("an active sampler");
+            for m in 2..=SHORT {
+                for sorted in [true, false] {
+                    let mut input: Vec<TokenData> = (0..m)
+                        .map(|i| TokenData {
+                            id: 100 + i as i32,
+                            logit: 3.0 - 0.7 * i as f32 - 0.05 * (i * i) as f32,
+                            p: 0.0,
+                        })
+                        .collect();
+                    if !sorted {
+                        input.rotate_left(m / 2);
+                    }
+                    let (mut short, mut long) = (input.clone(), input.clone());
+                    a.scratch.medium.select(&short, a.config.k).unwrap();
+                    let strength_short = a.scatter_short(&mut short);
+                    a.scratch.medium.select(&long, a.config.k).unwrap();
+                    let strength_long = a.scatter_long(&mut long);
+                    assert_eq!(strength_short, strength_long);
+                    for (x, y) in short.iter().zip(&long) {
+                        assert_eq!(x.id, y.id, "m {m} sorted {sorted}");
+                        for (u, v) in [(x.p, y.p), (x.logit, y.logit)] {
+                            assert!(
+                                (u - v).abs() <= f32::EPSILON * v.abs(),
+                                "{params:?} m {m} sorted {sorted}: {u} vs {v}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]
