@@ -38,6 +38,15 @@ static int cmp_double(const void * a, const void * b) {
     return (x > y) - (x < y);
 }
 
+/* Sorts x[0..n) and returns its median (0 for none). */
+static double median(double * x, int n) {
+    if (n <= 0) {
+        return 0.0;
+    }
+    qsort(x, (size_t) n, sizeof *x, cmp_double);
+    return x[n / 2];
+}
+
 /* ---- the samplers ------------------------------------------------------ */
 
 static void empty_apply(struct llama_sampler * s, llama_token_data_array * p) {
@@ -366,7 +375,9 @@ static llama_token_data * model_row(const char * path, size_t * n_out, int n_gen
     struct llama_sampler * timed[2] = { mk_sc_creative(), mk_sc_noop() };
     struct llama_sampler * pick = llama_sampler_init_dist(42);
     llama_token_data first[64], second[64];
-    double cold[2] = { 0.0, 0.0 }, warm[2] = { 0.0, 0.0 }, survivors = 0.0;
+    double * cold[2] = { malloc((size_t) n_gen * sizeof(double)), malloc((size_t) n_gen * sizeof(double)) };
+    double * warm[2] = { malloc((size_t) n_gen * sizeof(double)), malloc((size_t) n_gen * sizeof(double)) };
+    double survivors = 0.0;
     int steps[2] = { 0, 0 };
     llama_memory_clear(llama_get_memory(ctx), true);
     batch = llama_batch_get_one(tokens, n_prompt);
@@ -387,8 +398,8 @@ static llama_token_data * model_row(const char * path, size_t * n_out, int n_gen
         llama_sampler_apply(timed[s], &a1);
         const double t1 = now_ns();
         llama_sampler_apply(timed[s], &a2);
-        cold[s] += t1 - t0;
-        warm[s] += now_ns() - t1;
+        cold[s][steps[s]] = t1 - t0;
+        warm[s][steps[s]] = now_ns() - t1;
         steps[s]++;
         survivors += (double) arr.size;
         llama_sampler_apply(pick, &a1);
@@ -397,10 +408,13 @@ static llama_token_data * model_row(const char * path, size_t * n_out, int n_gen
     }
     const int n_steps = steps[0] + steps[1];
     printf("end to end: scatter creative on %.1f survivors on average: first apply after the model evaluation %.0f ns, "
-           "second apply %.0f ns; scatter noop: first apply %.0f ns, second apply %.0f ns\n",
-           survivors / (n_steps ? n_steps : 1), cold[0] / (steps[0] ? steps[0] : 1),
-           warm[0] / (steps[0] ? steps[0] : 1), cold[1] / (steps[1] ? steps[1] : 1),
-           warm[1] / (steps[1] ? steps[1] : 1));
+           "second apply %.0f ns; scatter noop: first apply %.0f ns, second apply %.0f ns (medians)\n",
+           survivors / (n_steps ? n_steps : 1), median(cold[0], steps[0]), median(warm[0], steps[0]),
+           median(cold[1], steps[1]), median(warm[1], steps[1]));
+    for (int k = 0; k < 2; k++) {
+        free(cold[k]);
+        free(warm[k]);
+    }
     for (int k = 0; k < 3; k++) {
         llama_sampler_free(trunc[k]);
     }
