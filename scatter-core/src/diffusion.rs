@@ -69,6 +69,7 @@ impl Diffusion {
     /// `(D⁻¹K)ⁿ p` for a medium of 2 to [`SHORT`] ranks held in one vector
     /// (`p.len() == SHORT`), zeros past its end; see
     /// [`RankKernel::smooth_short`].
+    #[inline(always)]
     pub(crate) fn smooth_short(&self, p: &[f64], m: usize) -> [f64; SHORT] {
         self.kernel.smooth_short(p, m, self.steps)
     }

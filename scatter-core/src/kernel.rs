@@ -87,28 +87,33 @@ impl RankKernel {
     /// runs after `top_p`/`min_p` (about 4 survivors on average in the
     /// end-to-end benchmark), right after a model evaluation has evicted
     /// the caches, where every code line is a miss.
+    #[inline(always)]
     pub(crate) fn smooth_short(&self, p: &[f64], m: usize, steps: u32) -> [f64; SHORT] {
-        let near = &self.near;
-        let product = |x: &[f64; SHORT]| {
-            let mut y = [0.0; SHORT];
-            for (j, &xj) in x.iter().enumerate() {
-                for (i, yi) in y.iter_mut().enumerate() {
-                    *yi += near[i.abs_diff(j)] * xj;
-                }
-            }
-            y
-        };
-        let rows = product(&std::array::from_fn(|j| if j < m { 1.0 } else { 0.0 }));
+        let rows = self.product_short(&std::array::from_fn(|j| if j < m { 1.0 } else { 0.0 }));
         let mut q = [0.0; SHORT];
         q.copy_from_slice(p);
         for _ in 0..steps {
-            let y = product(&q);
+            let y = self.product_short(&q);
             // Past the medium a row may sum to 0; its output stays 0.
             for (i, (q, (y, row))) in q.iter_mut().zip(y.iter().zip(rows)).enumerate() {
                 *q = if i < m { y / row } else { 0.0 };
             }
         }
         q
+    }
+
+    /// `K·x` on one vector: column j of the 8 × 8 kernel is the weights
+    /// shifted by j, so each term is a broadcast times a permutation of
+    /// `near`.
+    #[inline(always)]
+    fn product_short(&self, x: &[f64; SHORT]) -> [f64; SHORT] {
+        let mut y = [0.0; SHORT];
+        for (j, &xj) in x.iter().enumerate() {
+            for (i, yi) in y.iter_mut().enumerate() {
+                *yi += self.near[i.abs_diff(j)] * xj;
+            }
+        }
+        y
     }
 
     /// One pass from `src` (the distribution at offset `reach`, zero

@@ -144,6 +144,15 @@ impl Scatter {
 
     /// Scatters `candidates` in place (SPEC §4.2–4.6). See [`Outcome`] for
     /// what the caller must do with the array afterwards.
+    ///
+    /// Inlined into the caller (the C entry point), together with the
+    /// selection of a sorted medium and the short path: the code that runs
+    /// for a noop sampler, a gate that does not fire or a short medium is
+    /// then one contiguous function. Right after a model evaluation every
+    /// further function there is another code page to fetch and translate
+    /// (BENCHMARKS.md: a noop sampler's first apply after a model
+    /// evaluation went from ~1.3–2.0 to ~0.8–1.0 µs).
+    #[inline(always)]
     pub fn apply(&mut self, candidates: &mut [TokenData]) -> Outcome {
         match &mut self.active {
             Some(a) => {
@@ -161,6 +170,8 @@ impl Scatter {
 }
 
 impl Active {
+    /// Inlined, see [`Scatter::apply`].
+    #[inline(always)]
     fn scatter(&mut self, candidates: &mut [TokenData]) -> Outcome {
         let s = &mut self.scratch;
         if s.medium.select(candidates, self.config.k).is_err() || s.medium.entries.len() < 2 {
@@ -184,7 +195,8 @@ impl Active {
     /// path compiles to a few hundred instructions of straight-line vector
     /// code and touches no scratch buffer — it runs right after a model
     /// evaluation has evicted the caches, where each code line and each
-    /// buffer is a miss (BENCHMARKS.md: the first apply's cost halved).
+    /// buffer is a miss (BENCHMARKS.md). Inlined, see [`Scatter::apply`].
+    #[inline(always)]
     fn scatter_short(&mut self, candidates: &mut [TokenData]) -> f64 {
         let medium = &self.scratch.medium.entries;
         let m = medium.len();
@@ -194,10 +206,12 @@ impl Active {
         }
         let diffusion = &self.diffusion;
         let mut p = [0.0; SHORT];
-        let strength = scattered_distribution(&self.config, medium, &mut p, |p, strength| {
-            let q = diffusion.smooth_short(p, m);
-            blend(p, &q, strength);
-        });
+        let strength = softmax_and_strength(&self.config, medium, &mut p);
+        if strength > 0.0 {
+            let q = diffusion.smooth_short(&p, m);
+            blend(&mut p, &q, strength);
+        }
+        settle(&mut p);
         let mut logits = p;
         log_probabilities(&mut logits);
         let moved = (!self.scratch.medium.prefix).then_some(&ids[..m]);
@@ -220,11 +234,12 @@ impl Active {
         let padded = m.next_multiple_of(LANES);
         s.p.clear();
         s.p.resize(padded, 0.0);
-        let (diffusion, smoothing) = (&mut self.diffusion, &mut s.smoothing);
-        let strength = scattered_distribution(&self.config, medium, &mut s.p, |p, strength| {
-            let q = diffusion.smooth(&p[..m], smoothing);
-            blend(p, q, strength);
-        });
+        let strength = softmax_and_strength(&self.config, medium, &mut s.p);
+        if strength > 0.0 {
+            let q = self.diffusion.smooth(&s.p[..m], &mut s.smoothing);
+            blend(&mut s.p, q, strength);
+        }
+        settle(&mut s.p);
 
         let reordered =
             self.config.absorption.as_ref().is_some_and(|a| {
@@ -253,20 +268,14 @@ impl Active {
     }
 }
 
-/// SPEC §4.3 steps 2–5: `p[..m]` ← the scattered distribution of the
-/// medium, `p[m..]` ← 0, for a buffer padded to a multiple of [`LANES`].
-/// `smooth` blends `(D⁻¹K)ⁿ p` into `p` with the strength it is given.
-/// Returns the strength used (adaptive or fixed). Inlined into both paths,
-/// so that on the short one every length is a constant.
+/// SPEC §4.3 step 2 and §4.4: `p` ← the medium's softmax numerators
+/// (zeros in the padding to a multiple of [`LANES`]), and the strength to
+/// use (adaptive or fixed). Inlined into both paths, so that on the short
+/// one every length is a constant.
 #[inline(always)]
-fn scattered_distribution(
-    config: &Config,
-    medium: &[Entry],
-    p: &mut [f64],
-    smooth: impl FnOnce(&mut [f64], f64),
-) -> f64 {
+fn softmax_and_strength(config: &Config, medium: &[Entry], p: &mut [f64]) -> f64 {
     let total = softmax_numerators(medium, p);
-    let strength = match &config.adaptive {
+    match &config.adaptive {
         Some(curve) => {
             // The log-partition ln Σ exp(logit): ln p_i = logit_i − lse,
             // finite even where p_i underflows, at the cost of one ln.
@@ -276,15 +285,16 @@ fn scattered_distribution(
             adaptive_strength(h, config.strength, curve)
         }
         None => config.strength,
-    };
-    if strength > 0.0 {
-        smooth(p, strength);
     }
-    // The zeros of the padding are below any probability: the clamp and
-    // the normalisation leave them 0.
+}
+
+/// After the blend (SPEC §4.3 step 5): the exact order clamp and the
+/// normalisation. The zeros of the padding are below any probability, so
+/// both leave them 0.
+#[inline(always)]
+fn settle(p: &mut [f64]) {
     enforce_non_increasing(p);
     normalize(p);
-    strength
 }
 
 /// `p ← (1 − strength)·p + strength·q` (SPEC §4.3 step 4), over the length
