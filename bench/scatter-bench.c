@@ -333,7 +333,7 @@ static llama_token_data * model_row(const char * path, size_t * n_out, int n_gen
     const struct llama_vocab * vocab = llama_model_get_vocab(model);
     const int n_vocab = llama_vocab_n_tokens(vocab);
     struct llama_context_params cp = llama_context_default_params();
-    cp.n_ctx = 1024;
+    cp.n_ctx = (uint32_t) n_gen + 128; /* the prompt and every generated token */
     cp.no_perf = false;
     struct llama_context * ctx = llama_init_from_model(model, cp);
     const char * prompt = "Once upon a time, in a village by the sea, there lived";
@@ -439,8 +439,8 @@ int main(int argc, char ** argv) {
             model = argv[++i];
         } else if (strcmp(argv[i], "--tokens") == 0 && i + 1 < argc) {
             tokens = atoi(argv[++i]);
-            if (tokens < 1 || tokens > 900) {
-                fprintf(stderr, "error: --tokens must be in [1, 900] (the context holds 1024)\n");
+            if (tokens < 1 || tokens > 8192) {
+                fprintf(stderr, "error: --tokens must be in [1, 8192]\n");
                 return 2;
             }
         } else if (strcmp(argv[i], "--end-to-end-only") == 0) {
