@@ -283,25 +283,36 @@ typedef struct {
 /* Generates n_gen tokens from the prompt; at every step the default chain
  * and the same chain with `extra` (which the text follows) are applied to
  * the same logits, alternating which goes first, and llama.cpp's own
- * counters time each. Prints both and returns the ratio. */
+ * counters time each. Prints both and returns the ratio. Each step's two
+ * applies are also timed here: the median over steps of their difference
+ * is a paired estimate of what `extra` adds, which the step-to-step swings
+ * of the whole chain (a top_k over the vocabulary) do not move. */
 static double chain_pass(const generation * g, struct llama_sampler * extra, const char * extra_name) {
     struct llama_sampler * chains[2] = { chain_with(NULL), chain_with(extra) };
+    double * base = malloc((size_t) g->n_gen * sizeof *base);
+    double * added = malloc((size_t) g->n_gen * sizeof *added);
+    int steps = 0;
     llama_memory_clear(llama_get_memory(g->ctx), true);
     struct llama_batch batch = llama_batch_get_one((llama_token *) g->prompt, g->n_prompt);
     llama_token next = 0;
-    for (int i = 0; i < g->n_gen && llama_decode(g->ctx, batch) == 0; i++) {
+    for (int i = 0; i < g->n_gen && llama_decode(g->ctx, batch) == 0; i++, steps++) {
         const float * logits = llama_get_logits_ith(g->ctx, -1);
+        double t[2];
         for (int k = 0; k < 2; k++) {
             const int c = (i + k) % 2; /* alternate which chain goes first */
-            for (int t = 0; t < g->n_vocab; t++) {
-                g->cur[t] = (llama_token_data) { t, logits[t], 0.0f };
+            for (int v = 0; v < g->n_vocab; v++) {
+                g->cur[v] = (llama_token_data) { v, logits[v], 0.0f };
             }
             llama_token_data_array arr = { g->cur, (size_t) g->n_vocab, -1, false };
+            const double t0 = now_ns();
             llama_sampler_apply(chains[c], &arr);
+            t[c] = now_ns() - t0;
             if (c == 1) {
                 next = arr.data[arr.selected].id;
             }
         }
+        base[steps] = t[0];
+        added[steps] = t[1] - t[0];
         llama_sampler_accept(chains[0], next);
         llama_sampler_accept(chains[1], next);
         batch = llama_batch_get_one(&next, 1);
@@ -315,6 +326,11 @@ static double chain_pass(const generation * g, struct llama_sampler * extra, con
                perf.n_sample, c ? " + " : "", c ? extra_name : "", ms[c]);
         llama_sampler_free(chains[c]);
     }
+    const double median_base = median(base, steps), median_added = median(added, steps);
+    printf("end to end, paired: %s adds a median %.0f ns per token to the default chain's median %.0f ns (%.1f %%)\n",
+           extra_name, median_added, median_base, 100.0 * median_added / median_base);
+    free(base);
+    free(added);
     return ms[1] / ms[0];
 }
 
