@@ -21,11 +21,18 @@ use crate::kernel::{RankKernel, Smoothing, LANES, SHORT};
 /// occurs. 64 is the largest `k` of the SPEC §6 presets.
 const MAX_DENSE: usize = 64;
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct Diffusion {
     kernel: RankKernel,
     steps: u32,
-    /// Largest size with a dense operator (below 2: none).
+    /// The dense operators; `None` (nothing allocated, and a sampler one
+    /// pointer larger) when no size has one, e.g. for `steps` = 1.
+    dense: Option<Box<Operators>>,
+}
+
+#[derive(Debug)]
+struct Operators {
+    /// Largest size with a dense operator (at least 2).
     limit: usize,
     /// `offsets[m]`: start of the operator of size m in `storage`, stored
     /// by columns, each padded with zeros to a multiple of [`LANES`].
@@ -46,23 +53,10 @@ impl Diffusion {
         } else {
             0
         };
-        let offsets: Vec<usize> = (0..=limit)
-            .scan(0, |end, m| {
-                let start = *end;
-                *end += m * stride(m);
-                Some(start)
-            })
-            .collect();
-        let total = offsets
-            .last()
-            .map_or(0, |&start| start + limit * stride(limit));
         Self {
             kernel,
             steps,
-            limit,
-            offsets,
-            built: vec![false; limit + 1],
-            storage: vec![0.0; total],
+            dense: (limit >= 2).then(|| Box::new(Operators::new(limit))),
         }
     }
 
@@ -77,32 +71,51 @@ impl Diffusion {
     /// `(D⁻¹K)ⁿ p` for a medium of two or more.
     pub(crate) fn smooth<'a>(&mut self, p: &[f64], s: &'a mut Smoothing) -> &'a [f64] {
         let m = p.len();
-        if m > self.limit {
-            return self.kernel.smooth(p, self.steps, s);
+        match &mut self.dense {
+            Some(ops) if m <= ops.limit => {
+                let operator = &mut ops.storage[ops.offsets[m]..][..m * stride(m)];
+                if !ops.built[m] {
+                    build(&self.kernel, self.steps, m, operator, s);
+                    ops.built[m] = true;
+                }
+                let out = s.result(m);
+                apply_dense(operator, stride(m), p, out);
+                out
+            }
+            _ => self.kernel.smooth(p, self.steps, s),
         }
-        let operator = &mut self.storage[self.offsets[m]..][..m * stride(m)];
-        if !self.built[m] {
-            build(&self.kernel, self.steps, m, operator, s);
-            self.built[m] = true;
+    }
+
+    #[cfg(test)]
+    fn limit(&self) -> usize {
+        self.dense.as_ref().map_or(0, |ops| ops.limit)
+    }
+}
+
+impl Operators {
+    fn new(limit: usize) -> Self {
+        let offsets: Vec<usize> = (0..=limit)
+            .scan(0, |end, m| {
+                let start = *end;
+                *end += m * stride(m);
+                Some(start)
+            })
+            .collect();
+        let total = offsets[limit] + limit * stride(limit);
+        Self {
+            limit,
+            offsets,
+            built: vec![false; limit + 1],
+            storage: vec![0.0; total],
         }
-        let out = s.result(m);
-        apply_dense(operator, stride(m), p, out);
-        out
     }
 }
 
 /// Operators are a pure function of the parameters, so a clone starts
 /// without them and builds what it uses: cloning copies no matrices.
-impl Clone for Diffusion {
+impl Clone for Operators {
     fn clone(&self) -> Self {
-        Self {
-            kernel: self.kernel.clone(),
-            steps: self.steps,
-            limit: self.limit,
-            offsets: self.offsets.clone(),
-            built: vec![false; self.built.len()],
-            storage: vec![0.0; self.storage.len()],
-        }
+        Self::new(self.limit)
     }
 }
 
@@ -159,7 +172,7 @@ mod tests {
         for (radius, steps) in [(0.5, 2), (2.5, 4), (7.0, 8), (16.0, 3)] {
             let mut diffusion = Diffusion::new(radius, steps, 64);
             let kernel = RankKernel::new(radius);
-            let limit = diffusion.limit;
+            let limit = diffusion.limit();
             assert!(limit >= 17, "radius {radius} steps {steps}");
             for m in [2, 3, 17, 40, 64].into_iter().filter(|&m| m <= limit) {
                 let p = distribution(m);
@@ -175,13 +188,13 @@ mod tests {
 
     #[test]
     fn dense_only_where_it_is_cheaper_and_never_for_one_step() {
-        assert_eq!(Diffusion::new(2.5, 1, 64).limit, 0);
-        assert_eq!(Diffusion::new(2.5, 4, 40).limit, 40);
-        assert_eq!(Diffusion::new(2.5, 4, 1000).limit, MAX_DENSE);
+        assert_eq!(Diffusion::new(2.5, 1, 64).limit(), 0);
+        assert_eq!(Diffusion::new(2.5, 4, 40).limit(), 40);
+        assert_eq!(Diffusion::new(2.5, 4, 1000).limit(), MAX_DENSE);
         // Reach 1: a pass costs 3 multiply-adds per rank, 2 passes 6.
         let narrow = Diffusion::new(0.15, 2, 64);
         assert_eq!(narrow.kernel.reach(), 1);
-        assert_eq!(narrow.limit, 5);
+        assert_eq!(narrow.limit(), 5);
     }
 
     #[test]

@@ -51,9 +51,7 @@ pub(crate) struct Medium {
 
 impl Medium {
     /// Fills `entries` with the top `k` finite candidates, best first.
-    /// NaN and `-inf` logits never enter the medium. Inlined into apply
-    /// (see `Scatter::apply`); the unsorted selection stays out of line.
-    #[inline(always)]
+    /// NaN and `-inf` logits never enter the medium.
     pub(crate) fn select(&mut self, cands: &[TokenData], k: usize) -> Result<(), Forced> {
         self.prefix = false;
         if let Some(n_finite) = finite_prefix_of_sorted(cands) {

@@ -144,15 +144,6 @@ impl Scatter {
 
     /// Scatters `candidates` in place (SPEC §4.2–4.6). See [`Outcome`] for
     /// what the caller must do with the array afterwards.
-    ///
-    /// Inlined into the caller (the C entry point), together with the
-    /// selection of a sorted medium and the short path: the code that runs
-    /// for a noop sampler, a gate that does not fire or a short medium is
-    /// then one contiguous function. Right after a model evaluation every
-    /// further function there is another code page to fetch and translate
-    /// (BENCHMARKS.md: a noop sampler's first apply after a model
-    /// evaluation went from ~1.3–2.0 to ~0.8–1.0 µs).
-    #[inline(always)]
     pub fn apply(&mut self, candidates: &mut [TokenData]) -> Outcome {
         match &mut self.active {
             Some(a) => {
@@ -170,8 +161,6 @@ impl Scatter {
 }
 
 impl Active {
-    /// Inlined, see [`Scatter::apply`].
-    #[inline(always)]
     fn scatter(&mut self, candidates: &mut [TokenData]) -> Outcome {
         let s = &mut self.scratch;
         if s.medium.select(candidates, self.config.k).is_err() || s.medium.entries.len() < 2 {
@@ -195,8 +184,7 @@ impl Active {
     /// path compiles to a few hundred instructions of straight-line vector
     /// code and touches no scratch buffer — it runs right after a model
     /// evaluation has evicted the caches, where each code line and each
-    /// buffer is a miss (BENCHMARKS.md). Inlined, see [`Scatter::apply`].
-    #[inline(always)]
+    /// buffer is a miss (BENCHMARKS.md).
     fn scatter_short(&mut self, candidates: &mut [TokenData]) -> f64 {
         let medium = &self.scratch.medium.entries;
         let m = medium.len();
@@ -220,8 +208,7 @@ impl Active {
     }
 
     /// Any medium, in buffers kept across applies and padded to whole
-    /// vectors. Out of line, so that the short path stays compact.
-    #[inline(never)]
+    /// vectors.
     fn scatter_long(&mut self, candidates: &mut [TokenData]) -> f64 {
         let s = &mut self.scratch;
         let medium = &s.medium.entries;
@@ -351,6 +338,8 @@ fn softmax_numerators(medium: &[Entry], p: &mut [f64]) -> f64 {
     sum(p)
 }
 
+/// Inlined: out of line it was one more code page on the cold path.
+#[inline(always)]
 fn normalize(p: &mut [f64]) {
     let sum = sum(p);
     p.iter_mut().for_each(|x| *x /= sum);
