@@ -188,9 +188,13 @@ impl Active {
     fn scatter_short(&mut self, candidates: &mut [TokenData]) -> f64 {
         let medium = &self.scratch.medium.entries;
         let m = medium.len();
+        // An unsorted input's ids, gathered before the write-back moves them.
+        let in_place = self.scratch.medium.prefix;
         let mut ids = [0; SHORT];
-        for (id, e) in ids.iter_mut().zip(medium) {
-            *id = candidates[e.pos].id;
+        if !in_place {
+            for (id, e) in ids.iter_mut().zip(medium) {
+                *id = candidates[e.pos].id;
+            }
         }
         let diffusion = &self.diffusion;
         let mut p = [0.0; SHORT];
@@ -202,7 +206,7 @@ impl Active {
         settle(&mut p);
         let mut logits = p;
         log_probabilities(&mut logits);
-        let moved = (!self.scratch.medium.prefix).then_some(&ids[..m]);
+        let moved = (!in_place).then_some(&ids[..m]);
         write_back(&mut candidates[..m], moved, &p, &logits);
         strength
     }
