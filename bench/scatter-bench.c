@@ -271,6 +271,14 @@ static void quiet_log(enum ggml_log_level level, const char * text, void * user)
     }
 }
 
+/* cur[t] = { t, logits[t], 0 }: the candidate array llama.cpp builds from
+ * a logit row. */
+static void fill_candidates(llama_token_data * cur, const float * logits, int n_vocab) {
+    for (int t = 0; t < n_vocab; t++) {
+        cur[t] = (llama_token_data) { t, logits[t], 0.0f };
+    }
+}
+
 typedef struct {
     struct llama_context * ctx;
     const llama_token * prompt;
@@ -300,9 +308,7 @@ static double chain_pass(const generation * g, struct llama_sampler * extra, con
         double t[2];
         for (int k = 0; k < 2; k++) {
             const int c = (i + k) % 2; /* alternate which chain goes first */
-            for (int v = 0; v < g->n_vocab; v++) {
-                g->cur[v] = (llama_token_data) { v, logits[v], 0.0f };
-            }
+            fill_candidates(g->cur, logits, g->n_vocab);
             llama_token_data_array arr = { g->cur, (size_t) g->n_vocab, -1, false };
             const double t0 = now_ns();
             llama_sampler_apply(chains[c], &arr);
@@ -375,10 +381,7 @@ static llama_token_data * model_row(const char * path, size_t * n_out, int n_gen
         fprintf(stderr, "error: could not evaluate the prompt\n");
         exit(1);
     }
-    const float * first_logits = llama_get_logits_ith(ctx, -1);
-    for (int t = 0; t < n_vocab; t++) {
-        row[t] = (llama_token_data) { t, first_logits[t], 0.0f };
-    }
+    fill_candidates(row, llama_get_logits_ith(ctx, -1), n_vocab);
     llama_token next = 0;
 
     /* Second pass: scatter alone on the survivors of top_k 40 -> top_p 0.95
@@ -398,10 +401,7 @@ static llama_token_data * model_row(const char * path, size_t * n_out, int n_gen
     llama_memory_clear(llama_get_memory(ctx), true);
     batch = llama_batch_get_one(tokens, n_prompt);
     for (int i = 0; i < n_gen && llama_decode(ctx, batch) == 0; i++) {
-        const float * logits = llama_get_logits_ith(ctx, -1);
-        for (int t = 0; t < n_vocab; t++) {
-            cur[t] = (llama_token_data) { t, logits[t], 0.0f };
-        }
+        fill_candidates(cur, llama_get_logits_ith(ctx, -1), n_vocab);
         llama_token_data_array arr = { cur, (size_t) n_vocab, -1, false };
         for (int k = 0; k < 3; k++) {
             llama_sampler_apply(trunc[k], &arr);

@@ -333,11 +333,12 @@ fn write_back(slots: &mut [TokenData], ids: Option<&[i32]>, p: &[f64], logits: &
 #[inline(always)]
 fn softmax_numerators(medium: &[Entry], p: &mut [f64]) -> f64 {
     let max = f64::from(medium[0].logit);
-    // exp(-inf) = 0 in the padding.
-    p.fill(f64::NEG_INFINITY);
-    for (x, e) in p.iter_mut().zip(medium) {
+    let (values, padding) = p.split_at_mut(medium.len());
+    for (x, e) in values.iter_mut().zip(medium) {
         *x = f64::from(e.logit) - max;
     }
+    // exp(-inf) = 0 in the padding.
+    padding.fill(f64::NEG_INFINITY);
     map_lanes(p, exp_nonpositive);
     sum(p)
 }
