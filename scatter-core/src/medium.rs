@@ -2,23 +2,23 @@
 //! ordered by logit descending with ties in input order.
 //!
 //! No sort of the vocabulary ever happens, and the input's `sorted` flag is
-//! not trusted: the data alone decides. Two passes, both linear:
-//!
-//! 1. The maximum of every block of [`BLOCK`] candidates (branch-free, so
-//!    the compiler vectorises it; NaN ignored). The k-th largest block
-//!    maximum `T` is a lower bound on the k-th largest logit, because the
-//!    k blocks holding the k largest maxima hold k candidates `>= T`.
-//! 2. Only blocks whose maximum is `>= T` can hold a member of the medium;
-//!    their candidates go through a bounded min-heap in input order.
-//!
-//! On a full 262,144-token row pass 1 reads everything once and pass 2
-//! looks at about k blocks, so the cost stays close to a single read.
+//! not trusted: the data alone decides. Unsorted input is read once, in
+//! chunks of [`CHUNK`] candidates, against a running bound `t`: the k-th
+//! best logit among the candidates kept so far, which can only rise. A
+//! chunk with no logit above `t` is skipped by one vector comparison; the
+//! few that have one go through a scalar path that keeps their candidates
+//! and, when `2k` are kept, keeps the best `k` and raises `t`. On a full
+//! 262,144-token row in random order about 500 of 16,384 chunks (k = 64)
+//! take that path, so the pass costs little more than one read of the
+//! logits (BENCHMARKS.md). Chunks of 16 because the logit of 16 candidates
+//! (192 bytes) is gathered by three vector loads and two permutes on
+//! AVX-512; the comparison of a whole chunk is one mask test.
 
 use crate::TokenData;
 use std::cmp::Ordering;
 
-/// Candidates per block.
-pub(crate) const BLOCK: usize = 64;
+/// Candidates compared with the bound at once.
+const CHUNK: usize = 16;
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Entry {
@@ -26,9 +26,13 @@ pub(crate) struct Entry {
     pub pos: usize,
 }
 
-/// `a` ranks below `b`: smaller logit, or the same logit seen later.
-fn worse(a: &Entry, b: &Entry) -> bool {
-    a.logit < b.logit || (a.logit == b.logit && a.pos > b.pos)
+/// The order of the medium: logit descending, ties by position (positions
+/// are distinct, so this is a total order on the entries of one input).
+fn best_first(a: &Entry, b: &Entry) -> Ordering {
+    b.logit
+        .partial_cmp(&a.logit)
+        .unwrap_or(Ordering::Equal)
+        .then(a.pos.cmp(&b.pos))
 }
 
 /// A forced token (`+inf` logit) was found: nothing may be smoothed.
@@ -38,15 +42,11 @@ pub(crate) struct Forced;
 /// Selection state and scratch, reused across applies.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Medium {
-    /// The medium: a heap while selecting, best first afterwards.
+    /// The medium, best first (while selecting: the candidates kept).
     pub entries: Vec<Entry>,
     /// The medium is `cands[..len]` in its own order (sorted input), so
     /// apply can write it back in place, ids untouched.
     pub prefix: bool,
-    /// Pass 1: the maximum of each block.
-    block_max: Vec<f32>,
-    /// The k largest block maxima (a heap), for the bound `T`.
-    top_blocks: Vec<Entry>,
 }
 
 impl Medium {
@@ -72,53 +72,73 @@ impl Medium {
         self.select_unsorted(cands, k)
     }
 
-    /// The two-pass selection of the module documentation. Kept out of
-    /// line: after truncation the input is sorted and this code is not run,
-    /// and apply's path is shorter without it in the middle (each code line
-    /// on that path is a cache miss right after a model evaluation).
+    /// The one pass of the module documentation. Kept out of line: after
+    /// truncation the input is sorted and this code is not run, and apply's
+    /// path is shorter without it in the middle (each code line on that
+    /// path is a cache miss right after a model evaluation).
     #[inline(never)]
     fn select_unsorted(&mut self, cands: &[TokenData], k: usize) -> Result<(), Forced> {
-        self.block_max.clear();
-        self.block_max.extend(cands.chunks(BLOCK).map(block_max));
-        if self.block_max.contains(&f32::INFINITY) {
-            return Err(Forced);
-        }
-        self.top_blocks.clear();
-        for (b, &m) in self.block_max.iter().enumerate() {
-            offer(&mut self.top_blocks, k, Entry { logit: m, pos: b });
-        }
-        let bound = if self.top_blocks.len() == k {
-            self.top_blocks[0].logit
-        } else {
-            f32::NEG_INFINITY
-        };
-
+        // A medium cannot outnumber the input; k is bounded only by i32.
+        let k = k.min(cands.len());
         self.entries.clear();
-        for (b, &m) in self.block_max.iter().enumerate() {
-            // A block entirely of NaN/-inf has the maximum -inf.
-            if m < bound || m == f32::NEG_INFINITY {
-                continue;
+        // At most 2k entries are kept at once: no allocation after the
+        // first unsorted input of this size.
+        self.entries.reserve(2 * k);
+        // Strictly above `t`: -inf and NaN never pass, and once `t` is the
+        // k-th best kept logit, a later equal logit loses the tie to all k.
+        let mut t = f32::NEG_INFINITY;
+        let mut chunks = cands.chunks_exact(CHUNK);
+        for (i, chunk) in chunks.by_ref().enumerate() {
+            let logits: [f32; CHUNK] = std::array::from_fn(|j| chunk[j].logit);
+            // A fold, not `any`: no early exit, so one vector comparison.
+            if logits.iter().fold(false, |above, &x| above | (x > t)) {
+                t = self.keep_above(chunk, i * CHUNK, t, k)?;
             }
-            if self.entries.len() == k && m <= self.entries[0].logit {
-                continue;
-            }
-            for (offset, c) in cands[b * BLOCK..].iter().take(BLOCK).enumerate() {
-                // Below the bound, a candidate cannot be in the medium even
-                // while the heap is still filling.
-                if c.logit >= bound && c.logit.is_finite() {
-                    offer(
-                        &mut self.entries,
-                        k,
-                        Entry {
-                            logit: c.logit,
-                            pos: b * BLOCK + offset,
-                        },
-                    );
-                }
-            }
+        }
+        let rest = chunks.remainder();
+        self.keep_above(rest, cands.len() - rest.len(), t, k)?;
+        if self.entries.len() > k {
+            self.keep_best(k);
         }
         sort_best_first(&mut self.entries);
         Ok(())
+    }
+
+    /// Keeps the candidates of `chunk` (at `base` in the input) whose logit
+    /// is above `t`; returns the new bound.
+    #[cold]
+    #[inline(never)]
+    fn keep_above(
+        &mut self,
+        chunk: &[TokenData],
+        base: usize,
+        mut t: f32,
+        k: usize,
+    ) -> Result<f32, Forced> {
+        for (j, c) in chunk.iter().enumerate() {
+            if c.logit > t {
+                if c.logit == f32::INFINITY {
+                    return Err(Forced);
+                }
+                self.entries.push(Entry {
+                    logit: c.logit,
+                    pos: base + j,
+                });
+                if self.entries.len() == 2 * k {
+                    t = self.keep_best(k);
+                }
+            }
+        }
+        Ok(t)
+    }
+
+    /// Keeps the best `k` entries (in no particular order) and returns the
+    /// logit of the k-th: linear time, where a heap would pay a logarithm
+    /// on every entry kept.
+    fn keep_best(&mut self, k: usize) -> f32 {
+        self.entries.select_nth_unstable_by(k - 1, best_first);
+        self.entries.truncate(k);
+        self.entries[k - 1].logit
     }
 }
 
@@ -137,97 +157,23 @@ fn finite_prefix_of_sorted(cands: &[TokenData]) -> Option<usize> {
     Some(cands.partition_point(|c| c.logit.is_finite()))
 }
 
-/// Orders the medium best first: logit descending, ties by position. After
-/// top-k/top-p/min-p the medium is usually a handful of entries (about 7 on
-/// average in the end-to-end benchmark); up to 16 an insertion sort handles
-/// it with a few hundred bytes of code, which matters because apply runs
-/// right after a model evaluation has evicted the caches (BENCHMARKS.md).
-/// Larger media use the standard library's sort.
+/// Orders the medium best first. After top-k/top-p/min-p the medium is
+/// usually a handful of entries (about 7 on average in the end-to-end
+/// benchmark); up to 16 an insertion sort handles it with a few hundred
+/// bytes of code, which matters because apply runs right after a model
+/// evaluation has evicted the caches (BENCHMARKS.md). Larger media use the
+/// standard library's sort.
 fn sort_best_first(entries: &mut [Entry]) {
-    // `a` goes before `b`. Finite logits only, so -0.0 ties 0.0.
-    let before = |a: &Entry, b: &Entry| a.logit > b.logit || (a.logit == b.logit && a.pos < b.pos);
     if entries.len() > 16 {
-        entries.sort_unstable_by(|a, b| {
-            if before(a, b) {
-                Ordering::Less
-            } else if before(b, a) {
-                Ordering::Greater
-            } else {
-                Ordering::Equal
-            }
-        });
+        entries.sort_unstable_by(best_first);
         return;
     }
     for i in 1..entries.len() {
         let mut j = i;
-        while j > 0 && before(&entries[j], &entries[j - 1]) {
+        while j > 0 && best_first(&entries[j], &entries[j - 1]) == Ordering::Less {
             entries.swap(j, j - 1);
             j -= 1;
         }
-    }
-}
-
-/// The largest logit of a block, NaN ignored, `+inf` kept. Eight
-/// independent lanes and the `x > m ? x : m` form (a NaN compares false and
-/// is skipped) map onto vector max instructions.
-fn block_max(block: &[TokenData]) -> f32 {
-    let mut lanes = [f32::NEG_INFINITY; 8];
-    let mut chunks = block.chunks_exact(8);
-    for chunk in chunks.by_ref() {
-        for (lane, c) in lanes.iter_mut().zip(chunk) {
-            *lane = if c.logit > *lane { c.logit } else { *lane };
-        }
-    }
-    for c in chunks.remainder() {
-        lanes[0] = if c.logit > lanes[0] {
-            c.logit
-        } else {
-            lanes[0]
-        };
-    }
-    lanes
-        .into_iter()
-        .fold(f32::NEG_INFINITY, |m, x| if x > m { x } else { m })
-}
-
-/// Offers `entry` (finite or `-inf`, offered in increasing `pos`) to a
-/// min-heap of at most `k` entries by [`worse`]. Until it holds `k`
-/// entries it is a plain list (made a heap once, when it fills), so input
-/// that never fills the medium costs no heap work; then only a strictly
-/// greater logit replaces the weakest, so a later equal logit loses the tie.
-#[inline(always)]
-fn offer(heap: &mut Vec<Entry>, k: usize, entry: Entry) {
-    if heap.len() < k {
-        heap.push(entry);
-        if heap.len() == k {
-            for i in (0..k / 2).rev() {
-                sift_down(heap, i);
-            }
-        }
-    } else if entry.logit.partial_cmp(&heap[0].logit) == Some(Ordering::Greater) {
-        heap[0] = entry;
-        sift_down(heap, 0);
-    }
-}
-
-/// Restores the min-heap below `i` after its entry grew.
-fn sift_down(heap: &mut [Entry], mut i: usize) {
-    loop {
-        let left = 2 * i + 1;
-        if left >= heap.len() {
-            break;
-        }
-        let right = left + 1;
-        let child = if right < heap.len() && worse(&heap[right], &heap[left]) {
-            right
-        } else {
-            left
-        };
-        if !worse(&heap[child], &heap[i]) {
-            break;
-        }
-        heap.swap(i, child);
-        i = child;
     }
 }
 
@@ -278,10 +224,11 @@ mod tests {
     }
 
     proptest! {
-        /// Many blocks and a small k: the block bound of pass 1 skips most
-        /// blocks, and must never skip a member of the medium.
+        /// Many chunks and a small k: the running bound skips most chunks
+        /// and compacts the kept entries many times, and must never lose a
+        /// member of the medium.
         #[test]
-        fn the_block_bound_never_skips_a_member(
+        fn the_running_bound_never_skips_a_member(
             logits in proptest::collection::vec(
                 prop_oneof![
                     20 => (-2000i32..2000).prop_map(|x| x as f32 / 100.0),
