@@ -15,29 +15,54 @@
 //! AVX-512; the comparison of a whole chunk is one mask test.
 
 use crate::TokenData;
-use std::cmp::Ordering;
 
 /// Candidates compared with the bound at once.
 const CHUNK: usize = 16;
 
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Entry {
-    pub logit: f32,
-    pub pos: usize,
+/// A member of the medium as one integer, so that ordering entries is
+/// comparing integers (selection and sorting run on plain `u64`s): the
+/// logit's bits mapped to an unsigned order and inverted, above the
+/// position. Ascending keys are the medium's order — logit descending, ties
+/// by position — with -0.0 counted as 0.0. Positions take 32 bits; longer
+/// inputs are left untouched (see [`Medium::select`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Entry(u64);
+
+impl Entry {
+    /// `logit` finite, `pos` below 2^32.
+    fn new(logit: f32, pos: usize) -> Self {
+        // `+ 0.0` turns -0.0 into 0.0, which then ties with it.
+        let bits = (logit + 0.0).to_bits();
+        let ordered = if bits >> 31 == 1 {
+            !bits
+        } else {
+            bits | 1 << 31
+        };
+        Self(u64::from(!ordered) << 32 | pos as u64)
+    }
+
+    pub(crate) fn logit(self) -> f32 {
+        let ordered = !((self.0 >> 32) as u32);
+        f32::from_bits(if ordered >> 31 == 1 {
+            ordered & !(1 << 31)
+        } else {
+            !ordered
+        })
+    }
+
+    pub(crate) fn pos(self) -> usize {
+        (self.0 & u64::from(u32::MAX)) as usize
+    }
 }
 
-/// The order of the medium: logit descending, ties by position (positions
-/// are distinct, so this is a total order on the entries of one input).
-fn best_first(a: &Entry, b: &Entry) -> Ordering {
-    b.logit
-        .partial_cmp(&a.logit)
-        .unwrap_or(Ordering::Equal)
-        .then(a.pos.cmp(&b.pos))
-}
-
-/// A forced token (`+inf` logit) was found: nothing may be smoothed.
+/// Why no medium was selected: the candidates are left untouched.
 #[derive(Debug, PartialEq)]
-pub(crate) struct Forced;
+pub(crate) enum Unusable {
+    /// A forced token (`+inf` logit): nothing may be smoothed.
+    Forced,
+    /// More than 2^32 candidates.
+    TooLong,
+}
 
 /// Selection state and scratch, reused across applies.
 #[derive(Clone, Debug, Default)]
@@ -51,9 +76,14 @@ pub(crate) struct Medium {
 
 impl Medium {
     /// Fills `entries` with the top `k` finite candidates, best first.
-    /// NaN and `-inf` logits never enter the medium.
-    pub(crate) fn select(&mut self, cands: &[TokenData], k: usize) -> Result<(), Forced> {
+    /// NaN and `-inf` logits never enter the medium. An input of more than
+    /// 2^32 candidates (no vocabulary comes near) is reported as too long:
+    /// positions do not fit an [`Entry`].
+    pub(crate) fn select(&mut self, cands: &[TokenData], k: usize) -> Result<(), Unusable> {
         self.prefix = false;
+        if u32::try_from(cands.len()).is_err() {
+            return Err(Unusable::TooLong);
+        }
         if let Some(n_finite) = finite_prefix_of_sorted(cands) {
             self.prefix = true;
             self.entries.clear();
@@ -62,10 +92,7 @@ impl Medium {
                     .iter()
                     .take(n_finite.min(k))
                     .enumerate()
-                    .map(|(pos, c)| Entry {
-                        logit: c.logit,
-                        pos,
-                    }),
+                    .map(|(pos, c)| Entry::new(c.logit, pos)),
             );
             return Ok(());
         }
@@ -77,7 +104,7 @@ impl Medium {
     /// path is shorter without it in the middle (each code line on that
     /// path is a cache miss right after a model evaluation).
     #[inline(never)]
-    fn select_unsorted(&mut self, cands: &[TokenData], k: usize) -> Result<(), Forced> {
+    fn select_unsorted(&mut self, cands: &[TokenData], k: usize) -> Result<(), Unusable> {
         // A medium cannot outnumber the input; k is bounded only by i32.
         let k = k.min(cands.len());
         self.entries.clear();
@@ -114,16 +141,13 @@ impl Medium {
         base: usize,
         mut t: f32,
         k: usize,
-    ) -> Result<f32, Forced> {
+    ) -> Result<f32, Unusable> {
         for (j, c) in chunk.iter().enumerate() {
             if c.logit > t {
                 if c.logit == f32::INFINITY {
-                    return Err(Forced);
+                    return Err(Unusable::Forced);
                 }
-                self.entries.push(Entry {
-                    logit: c.logit,
-                    pos: base + j,
-                });
+                self.entries.push(Entry::new(c.logit, base + j));
                 if self.entries.len() == 2 * k {
                     t = self.keep_best(k);
                 }
@@ -136,9 +160,9 @@ impl Medium {
     /// logit of the k-th: linear time, where a heap would pay a logarithm
     /// on every entry kept.
     fn keep_best(&mut self, k: usize) -> f32 {
-        self.entries.select_nth_unstable_by(k - 1, best_first);
+        self.entries.select_nth_unstable(k - 1);
         self.entries.truncate(k);
-        self.entries[k - 1].logit
+        self.entries[k - 1].logit()
     }
 }
 
@@ -165,12 +189,12 @@ fn finite_prefix_of_sorted(cands: &[TokenData]) -> Option<usize> {
 /// standard library's sort.
 fn sort_best_first(entries: &mut [Entry]) {
     if entries.len() > 16 {
-        entries.sort_unstable_by(best_first);
+        entries.sort_unstable();
         return;
     }
     for i in 1..entries.len() {
         let mut j = i;
-        while j > 0 && best_first(&entries[j], &entries[j - 1]) == Ordering::Less {
+        while j > 0 && entries[j] < entries[j - 1] {
             entries.swap(j, j - 1);
             j -= 1;
         }
@@ -194,10 +218,10 @@ mod tests {
             .collect()
     }
 
-    fn positions(logits: &[f32], k: usize) -> Result<Vec<usize>, Forced> {
+    fn positions(logits: &[f32], k: usize) -> Result<Vec<usize>, Unusable> {
         let mut medium = Medium::default();
         medium.select(&cands(logits), k)?;
-        Ok(medium.entries.iter().map(|e| e.pos).collect())
+        Ok(medium.entries.iter().map(|e| e.pos()).collect())
     }
 
     #[test]
@@ -210,8 +234,11 @@ mod tests {
 
     #[test]
     fn a_forced_token_is_reported_wherever_it_is() {
-        assert_eq!(positions(&[1.0, 2.0, 3.0, f32::INFINITY], 2), Err(Forced));
-        assert_eq!(positions(&[f32::INFINITY, 2.0], 1), Err(Forced));
+        assert_eq!(
+            positions(&[1.0, 2.0, 3.0, f32::INFINITY], 2),
+            Err(Unusable::Forced)
+        );
+        assert_eq!(positions(&[f32::INFINITY, 2.0], 1), Err(Unusable::Forced));
     }
 
     fn stable_sort_reference(logits: &[f32], k: usize) -> Vec<usize> {
@@ -224,6 +251,22 @@ mod tests {
     }
 
     proptest! {
+        /// The key keeps the logit (-0.0 read back as 0.0) and the position,
+        /// and orders entries as the medium is ordered.
+        #[test]
+        fn entries_order_as_the_medium_does(
+            a in proptest::num::f32::NORMAL | proptest::num::f32::SUBNORMAL | proptest::num::f32::ZERO,
+            b in proptest::num::f32::NORMAL | proptest::num::f32::ZERO,
+            i in 0usize..=u32::MAX as usize,
+            j in 0usize..=u32::MAX as usize,
+        ) {
+            let (x, y) = (Entry::new(a, i), Entry::new(b, j));
+            prop_assert_eq!(x.logit().to_bits(), (a + 0.0).to_bits());
+            prop_assert_eq!(x.pos(), i);
+            let before = a > b || (a == b && i < j);
+            prop_assert_eq!(x < y, before);
+        }
+
         /// Many chunks and a small k: the running bound skips most chunks
         /// and compacts the kept entries many times, and must never lose a
         /// member of the medium.

@@ -193,7 +193,7 @@ impl Active {
         let mut ids = [0; SHORT];
         if !in_place {
             for (id, e) in ids.iter_mut().zip(medium) {
-                *id = candidates[e.pos].id;
+                *id = candidates[e.pos()].id;
             }
         }
         let diffusion = &self.diffusion;
@@ -220,7 +220,7 @@ impl Active {
         let in_place = s.medium.prefix;
         s.ids.clear();
         if !in_place || self.config.absorption.is_some() {
-            s.ids.extend(medium.iter().map(|e| candidates[e.pos].id));
+            s.ids.extend(medium.iter().map(|e| candidates[e.pos()].id));
         }
         let padded = m.next_multiple_of(LANES);
         s.p.clear();
@@ -270,8 +270,8 @@ fn softmax_and_strength(config: &Config, medium: &[Entry], p: &mut [f64]) -> f64
         Some(curve) => {
             // The log-partition ln Σ exp(logit): ln p_i = logit_i − lse,
             // finite even where p_i underflows, at the cost of one ln.
-            let lse = f64::from(medium[0].logit) + ln_normal(total);
-            let log_p = medium.iter().map(|e| f64::from(e.logit) - lse);
+            let lse = f64::from(medium[0].logit()) + ln_normal(total);
+            let log_p = medium.iter().map(|e| f64::from(e.logit()) - lse);
             let h = normalized_entropy(&p[..medium.len()], total, log_p);
             adaptive_strength(h, config.strength, curve)
         }
@@ -332,10 +332,10 @@ fn write_back(slots: &mut [TokenData], ids: Option<&[i32]>, p: &[f64], logits: &
 /// padded to a multiple of [`LANES`]; the padding gets 0. Returns the sum.
 #[inline(always)]
 fn softmax_numerators(medium: &[Entry], p: &mut [f64]) -> f64 {
-    let max = f64::from(medium[0].logit);
+    let max = f64::from(medium[0].logit());
     let (values, padding) = p.split_at_mut(medium.len());
     for (x, e) in values.iter_mut().zip(medium) {
-        *x = f64::from(e.logit) - max;
+        *x = f64::from(e.logit()) - max;
     }
     // exp(-inf) = 0 in the padding.
     padding.fill(f64::NEG_INFINITY);
