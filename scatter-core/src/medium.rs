@@ -241,6 +241,30 @@ mod tests {
         assert_eq!(positions(&[f32::INFINITY, 2.0], 1), Err(Unusable::Forced));
     }
 
+    /// The orders that make the running bound work hardest: rising logits
+    /// (every candidate passes, so the kept set is cut back every k
+    /// candidates) and a row of equal logits (ties only, decided by
+    /// position), on a full-vocabulary-sized row.
+    #[test]
+    fn worst_orders_for_the_running_bound() {
+        let n = 262_144;
+        let rising: Vec<f32> = (0..n).map(|i| i as f32 / 1024.0).collect();
+        assert_eq!(
+            positions(&rising, 64).unwrap(),
+            (n - 64..n).rev().collect::<Vec<_>>()
+        );
+        let mut equal = vec![0.5f32; n];
+        equal[n - 1] = 0.25; // not sorted: the general path
+        equal[n - 2] = -0.0;
+        assert_eq!(positions(&equal, 64).unwrap(), (0..64).collect::<Vec<_>>());
+        let mut zeros = vec![0.0f32; n];
+        zeros[7] = -0.0;
+        zeros[n - 1] = 1.0;
+        let mut expected = vec![n - 1];
+        expected.extend(0..63);
+        assert_eq!(positions(&zeros, 64).unwrap(), expected);
+    }
+
     fn stable_sort_reference(logits: &[f32], k: usize) -> Vec<usize> {
         let mut expected: Vec<usize> = (0..logits.len())
             .filter(|&i| logits[i].is_finite())
