@@ -10,9 +10,9 @@
 //! and, when `2k` are kept, keeps the best `k` and raises `t`. On a full
 //! 262,144-token row in random order about 500 of 16,384 chunks (k = 64)
 //! take that path, so the pass costs little more than one read of the
-//! logits (BENCHMARKS.md). Chunks of 16 because the logit of 16 candidates
-//! (192 bytes) is gathered by three vector loads and two permutes on
-//! AVX-512; the comparison of a whole chunk is one mask test.
+//! logits (BENCHMARKS.md). Chunks of 16 because on AVX-512 the logits of 16
+//! candidates (192 bytes) are gathered by three vector loads and two
+//! permutes, and the comparison of a whole chunk is one mask test.
 
 use crate::TokenData;
 
@@ -127,7 +127,8 @@ impl Medium {
         if self.entries.len() > k {
             self.keep_best(k);
         }
-        sort_best_first(&mut self.entries);
+        // Ascending keys: best first.
+        self.entries.sort_unstable();
         Ok(())
     }
 
@@ -179,26 +180,6 @@ fn finite_prefix_of_sorted(cands: &[TokenData]) -> Option<usize> {
         return None;
     }
     Some(cands.partition_point(|c| c.logit.is_finite()))
-}
-
-/// Orders the medium best first. After top-k/top-p/min-p the medium is
-/// usually a handful of entries (about 7 on average in the end-to-end
-/// benchmark); up to 16 an insertion sort handles it with a few hundred
-/// bytes of code, which matters because apply runs right after a model
-/// evaluation has evicted the caches (BENCHMARKS.md). Larger media use the
-/// standard library's sort.
-fn sort_best_first(entries: &mut [Entry]) {
-    if entries.len() > 16 {
-        entries.sort_unstable();
-        return;
-    }
-    for i in 1..entries.len() {
-        let mut j = i;
-        while j > 0 && entries[j] < entries[j - 1] {
-            entries.swap(j, j - 1);
-            j -= 1;
-        }
-    }
 }
 
 #[cfg(test)]
