@@ -148,7 +148,7 @@ impl Scatter {
     /// Inlined into the caller (the C library's entry point): a noop
     /// sampler — what llama.cpp's tools put in the default chain when no
     /// `--scatter-*` flag is given — then runs on one code page, and its
-    /// first apply after a model evaluation fell from 1.2–1.4 to 0.7–0.8 µs
+    /// first apply after a model evaluation fell from 1.2–1.4 to 0.65–0.8 µs
     /// in the end-to-end benchmark (BENCHMARKS.md); the scattering itself
     /// stays out of line.
     #[inline(always)]
