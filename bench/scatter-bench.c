@@ -3,10 +3,11 @@
  * ratios (absolute times on shared machines are noisy; ratios from one run
  * are what we compare). See BENCHMARKS.md.
  *
- * usage: scatter-bench [--model MODEL.gguf] [--tokens N] [--end-to-end-only] [--quick] [--csv FILE]
+ * usage: scatter-bench [--model MODEL.gguf] [--tokens N] [--repeat N] [--end-to-end-only] [--quick] [--csv FILE]
  * With --model, a real next-token logit row is captured from the model and
  * the end-to-end sampling time per token (llama_perf_sampler) is measured
- * for the default chain with and without scatter. */
+ * for the default chain with and without scatter; --repeat N runs those
+ * passes N times and also prints the medians over the runs. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -302,7 +303,12 @@ typedef struct {
  * are also timed here: the median over steps of their difference is a
  * paired estimate of what `extra` adds, which the step-to-step swings of
  * the whole chain (a top_k over the vocabulary) do not move. */
-static double chain_pass(const generation * g, struct llama_sampler * extra, const char * extra_name) {
+typedef struct {
+    double ratio;  /* llama_perf_sampler: with extra / without */
+    double paired; /* median per-step difference / median chain, in % */
+} chain_figures;
+
+static chain_figures chain_pass(const generation * g, struct llama_sampler * extra, const char * extra_name) {
     struct llama_sampler * chains[2] = { chain_with(NULL), chain_with(extra) };
     double * base = malloc((size_t) g->n_gen * sizeof *base);
     double * added = malloc((size_t) g->n_gen * sizeof *added);
@@ -346,16 +352,17 @@ static double chain_pass(const generation * g, struct llama_sampler * extra, con
         llama_sampler_free(chains[c]);
     }
     const double median_base = median(base, steps), median_added = median(added, steps);
+    const double paired = 100.0 * median_added / median_base;
     printf("end to end, paired: %s adds a median %.0f ns per token to the default chain's median %.0f ns (%.1f %%)\n",
-           extra_name, median_added, median_base, 100.0 * median_added / median_base);
+           extra_name, median_added, median_base, paired);
     free(base);
     free(added);
-    return ms[1] / ms[0];
+    return (chain_figures) { ms[1] / ms[0], paired };
 }
 
 /* Decodes a prompt and returns the real next-token logit row (unsorted);
  * also prints the end-to-end figures over `n_gen` generated tokens. */
-static llama_token_data * model_row(const char * path, size_t * n_out, int n_gen) {
+static llama_token_data * model_row(const char * path, size_t * n_out, int n_gen, int repeat) {
     llama_log_set(quiet_log, NULL);
     llama_backend_init();
     struct llama_model_params mp = llama_model_default_params();
@@ -382,9 +389,29 @@ static llama_token_data * model_row(const char * path, size_t * n_out, int n_gen
      * model evaluation has evicted the caches — the floor under any
      * sampler that is not built into libllama. A pass of its own, since
      * in one pass the noop would warm scatter's code and pages. */
-    const double ratio = chain_pass(&g, mk_sc_creative(), "scatter creative");
-    const double floor_ratio = chain_pass(&g, mk_sc_noop(), "scatter noop");
-    printf("end to end: with scatter / without = %.3f (with scatter noop / without = %.3f)\n", ratio, floor_ratio);
+    double * figures[4];
+    for (int k = 0; k < 4; k++) {
+        figures[k] = malloc((size_t) repeat * sizeof(double));
+    }
+    for (int r = 0; r < repeat; r++) {
+        const chain_figures creative = chain_pass(&g, mk_sc_creative(), "scatter creative");
+        const chain_figures noop = chain_pass(&g, mk_sc_noop(), "scatter noop");
+        printf("end to end: with scatter / without = %.3f (with scatter noop / without = %.3f)\n", creative.ratio,
+               noop.ratio);
+        figures[0][r] = creative.ratio;
+        figures[1][r] = noop.ratio;
+        figures[2][r] = creative.paired;
+        figures[3][r] = noop.paired;
+    }
+    if (repeat > 1) {
+        printf("end to end, median of %d runs: with scatter / without = %.3f (noop: %.3f); paired: scatter creative "
+               "adds %.1f %% (noop: %.1f %%)\n",
+               repeat, median(figures[0], repeat), median(figures[1], repeat), median(figures[2], repeat),
+               median(figures[3], repeat));
+    }
+    for (int k = 0; k < 4; k++) {
+        free(figures[k]);
+    }
 
     /* The row for the tables: the first next-token row of the prompt. */
     llama_memory_clear(llama_get_memory(ctx), true);
@@ -463,6 +490,7 @@ int main(int argc, char ** argv) {
     int quick = 0;
     int tokens = 256;
     int end_to_end_only = 0;
+    int repeat = 1;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--model") == 0 && i + 1 < argc) {
             model = argv[++i];
@@ -472,6 +500,12 @@ int main(int argc, char ** argv) {
                 fprintf(stderr, "error: --tokens must be in [1, 8192]\n");
                 return 2;
             }
+        } else if (strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) {
+            repeat = atoi(argv[++i]);
+            if (repeat < 1 || repeat > 100) {
+                fprintf(stderr, "error: --repeat must be in [1, 100]\n");
+                return 2;
+            }
         } else if (strcmp(argv[i], "--end-to-end-only") == 0) {
             end_to_end_only = 1;
         } else if (strcmp(argv[i], "--csv") == 0 && i + 1 < argc) {
@@ -479,7 +513,7 @@ int main(int argc, char ** argv) {
         } else if (strcmp(argv[i], "--quick") == 0) {
             quick = 1;
         } else {
-            fprintf(stderr, "usage: %s [--model MODEL.gguf] [--tokens N] [--end-to-end-only] [--quick] [--csv FILE]\n",
+            fprintf(stderr, "usage: %s [--model MODEL.gguf] [--tokens N] [--repeat N] [--end-to-end-only] [--quick] [--csv FILE]\n",
                     argv[0]);
             return 2;
         }
@@ -492,7 +526,7 @@ int main(int argc, char ** argv) {
     input inputs[8];
     int n_inputs = 0;
     size_t n_real = 0;
-    llama_token_data * real = model ? model_row(model, &n_real, quick ? 8 : tokens) : NULL;
+    llama_token_data * real = model ? model_row(model, &n_real, quick ? 8 : tokens, repeat) : NULL;
     if (end_to_end_only) {
         free(real);
         return 0;
