@@ -12,7 +12,7 @@
 //! (radius, n, k, m), never on which sizes came before, so a result does
 //! not depend on the sampler's past.
 
-use crate::kernel::{RankKernel, Smoothing, LANES, SHORT};
+use crate::kernel::{RankKernel, Smoothing, LANES};
 
 /// Largest medium served by a dense operator. Storage for every size up to
 /// it (Σ m·⌈m⌉₁₆ doubles, ~0.76 MB at 64) is reserved, zeroed, when the
@@ -60,11 +60,11 @@ impl Diffusion {
         }
     }
 
-    /// `(D⁻¹K)ⁿ p` for a medium of 2 to [`SHORT`] ranks held in one vector
-    /// (`p.len() == SHORT`), zeros past its end; see
+    /// `(D⁻¹K)ⁿ p` for a medium of 2 to `N` ranks held in `N` lanes
+    /// (`p.len() == N`), zeros past its end; see
     /// [`RankKernel::smooth_short`].
     #[inline(always)]
-    pub(crate) fn smooth_short(&self, p: &[f64], m: usize) -> [f64; SHORT] {
+    pub(crate) fn smooth_short<const N: usize>(&self, p: &[f64], m: usize) -> [f64; N] {
         self.kernel.smooth_short(p, m, self.steps)
     }
 

@@ -16,10 +16,10 @@ pub(crate) struct RankKernel {
     weights: Vec<f64>,
     /// `cumulative[d]` = Σ K over distances 0..=d: row sums in O(1).
     cumulative: Vec<f64>,
-    /// The weights at distances below [`SHORT`], zero past the reach, for
-    /// [`Self::smooth_short`]: inline, so that the short path reads no
+    /// The weights at distances below [`MID`], zero past the reach, for
+    /// [`Self::smooth_short`]: inline, so that the short paths read no
     /// other buffer.
-    near: [f64; SHORT],
+    near: [f64; MID],
 }
 
 impl RankKernel {
@@ -83,18 +83,19 @@ impl RankKernel {
         self.cumulative[i.min(reach)] + self.cumulative[(m - 1 - i).min(reach)] - 1.0
     }
 
-    /// [`Self::smooth`] for a medium of 2 to [`SHORT`] ranks held in one
-    /// vector (`p.len() == SHORT`), zeros past its end: each pass is the
-    /// whole 8 × 8 kernel at once, and the row sums are the same product
-    /// applied to the medium's indicator, so there are no padding buffers,
-    /// no loops over blocks and no table lookups. This is the code that
-    /// runs after `top_p`/`min_p` (about 4 survivors on average in the
-    /// end-to-end benchmark), right after a model evaluation has evicted
-    /// the caches, where every code line is a miss.
+    /// [`Self::smooth`] for a medium of 2 to `N` ranks held in `N` lanes
+    /// (`p.len() == N`, `N` being [`SHORT`] or [`MID`]), zeros past its end:
+    /// each pass is the whole N × N kernel at once, and the row sums are the
+    /// same product applied to the medium's indicator, so there are no
+    /// padding buffers, no loops over blocks and no table lookups. This is
+    /// the code that runs after `top_p`/`min_p` (about 3 survivors on average
+    /// in the end-to-end benchmark), right after a model evaluation has
+    /// evicted the caches, where every code line is a miss.
     #[inline(always)]
-    pub(crate) fn smooth_short(&self, p: &[f64], m: usize, steps: u32) -> [f64; SHORT] {
-        let rows = self.product_short(&std::array::from_fn(|j| if j < m { 1.0 } else { 0.0 }));
-        let mut q = [0.0; SHORT];
+    pub(crate) fn smooth_short<const N: usize>(&self, p: &[f64], m: usize, steps: u32) -> [f64; N] {
+        let indicator: [f64; N] = std::array::from_fn(|j| if j < m { 1.0 } else { 0.0 });
+        let rows = self.product_short(&indicator);
+        let mut q = [0.0; N];
         q.copy_from_slice(p);
         for _ in 0..steps {
             let y = self.product_short(&q);
@@ -106,12 +107,12 @@ impl RankKernel {
         q
     }
 
-    /// `K·x` on one vector: column j of the 8 × 8 kernel is the weights
+    /// `K·x` on `N` lanes: column j of the N × N kernel is the weights
     /// shifted by j, so each term is a broadcast times a permutation of
     /// `near`.
     #[inline(always)]
-    fn product_short(&self, x: &[f64; SHORT]) -> [f64; SHORT] {
-        let mut y = [0.0; SHORT];
+    fn product_short<const N: usize>(&self, x: &[f64; N]) -> [f64; N] {
+        let mut y = [0.0; N];
         for (j, &xj) in x.iter().enumerate() {
             for (i, yi) in y.iter_mut().enumerate() {
                 *yi += self.near[i.abs_diff(j)] * xj;
@@ -162,9 +163,13 @@ impl RankKernel {
     }
 }
 
-/// Longest medium of [`RankKernel::smooth_short`]: one AVX-512 vector of
-/// f64, the polynomials' [`crate::expln::LANES`].
+/// The short path's length: one AVX-512 vector of f64, the polynomials'
+/// [`crate::expln::LANES`].
 pub(crate) const SHORT: usize = crate::expln::LANES;
+
+/// The second short path's length, for media of [`SHORT`] + 1 to 16: two
+/// vectors.
+pub(crate) const MID: usize = 2 * SHORT;
 
 /// Outputs computed together by [`RankKernel::smooth`]: two AVX-512
 /// vectors of f64, or four AVX2 ones.
@@ -234,12 +239,12 @@ mod tests {
         // Reach 0, 2, 4, 22 and 145 ranks: inside and beyond the vector.
         for radius in [0.1, 0.3, 0.5, 2.5, 16.0] {
             let kernel = RankKernel::new(radius);
-            for m in 2..=SHORT {
+            for m in 2..=MID {
                 for steps in [1, 2, 8] {
                     let p: Vec<f64> = (0..m).map(|i| 1.0 / (1.0 + i as f64)).collect();
-                    let mut padded = [0.0; SHORT];
+                    let mut padded = [0.0; MID];
                     padded[..m].copy_from_slice(&p);
-                    let short = kernel.smooth_short(&padded, m, steps);
+                    let short: [f64; MID] = kernel.smooth_short(&padded, m, steps);
                     let passes = kernel.smooth(&p, steps, &mut scratch);
                     // Values up to 1; a few ulps of rounding per pass.
                     let tolerance = 4.0 * f64::from(steps) * f64::EPSILON;

@@ -4,7 +4,7 @@ use crate::diffusion::Diffusion;
 use crate::expln::{exp_nonpositive, ln_nonnegative, ln_normal, map_lanes, LANES};
 use crate::gate::CollisionGate;
 use crate::history::History;
-use crate::kernel::{Smoothing, SHORT};
+use crate::kernel::{Smoothing, MID, SHORT};
 use crate::medium::{Entry, Medium};
 use crate::params::{Config, Params};
 use crate::strength::{adaptive_strength, normalized_entropy};
@@ -178,40 +178,44 @@ impl Active {
             return Outcome::Untouched;
         }
         let m = s.medium.entries.len();
-        let strength = if m <= SHORT && self.config.absorption.is_none() {
-            self.scatter_short(candidates)
-        } else {
+        let strength = if self.config.absorption.is_some() || m > MID {
             self.scatter_long(candidates)
+        } else if m <= SHORT {
+            self.scatter_short::<SHORT>(candidates)
+        } else {
+            self.scatter_short::<MID>(candidates)
         };
         self.stats.scattered += 1;
         self.stats.strength_sum += strength;
         Outcome::Rewritten { size: m }
     }
 
-    /// A medium of at most [`SHORT`] without absorption, as `top_p` and
-    /// `min_p` usually leave (about 4 survivors on average in the
-    /// end-to-end benchmark): the same steps as [`Self::scatter_long`], on
-    /// one vector on the stack. Every loop has a fixed length, so the whole
-    /// path compiles to a few hundred instructions of straight-line vector
-    /// code and touches no scratch buffer — it runs right after a model
-    /// evaluation has evicted the caches, where each code line and each
-    /// buffer is a miss (BENCHMARKS.md).
-    fn scatter_short(&mut self, candidates: &mut [TokenData]) -> f64 {
+    /// A medium of at most `N` without absorption, as `top_p` and `min_p`
+    /// usually leave (about 3 survivors on average in the end-to-end
+    /// benchmark): the same steps as [`Self::scatter_long`], on `N` lanes on
+    /// the stack. Every loop has a fixed length, so the whole path compiles
+    /// to a few hundred instructions of straight-line vector code and
+    /// touches no scratch buffer — it runs right after a model evaluation
+    /// has evicted the caches, where each code line and each buffer is a
+    /// miss (BENCHMARKS.md). Two lengths, [`SHORT`] and [`MID`]: the longer
+    /// one alone ran its fixed-length loops in full for the usual 2 to 4
+    /// survivors and cost those more.
+    fn scatter_short<const N: usize>(&mut self, candidates: &mut [TokenData]) -> f64 {
         let medium = &self.scratch.medium.entries;
         let m = medium.len();
         // An unsorted input's ids, gathered before the write-back moves them.
         let in_place = self.scratch.medium.prefix;
-        let mut ids = [0; SHORT];
+        let mut ids = [0; N];
         if !in_place {
             for (id, e) in ids.iter_mut().zip(medium) {
                 *id = candidates[e.pos()].id;
             }
         }
         let diffusion = &self.diffusion;
-        let mut p = [0.0; SHORT];
+        let mut p = [0.0; N];
         let strength = softmax_and_strength(&self.config, medium, &mut p);
         if strength > 0.0 {
-            let q = diffusion.smooth_short(&p, m);
+            let q: [f64; N] = diffusion.smooth_short(&p, m);
             blend(&mut p, &q, strength);
         }
         settle(&mut p);
@@ -490,26 +494,27 @@ mod tests {
         assert_eq!(order, expected);
     }
 
-    /// The short path (media up to [`SHORT`] without absorption) computes
-    /// what the general one does: the same strength, ids and order, and
-    /// values that differ at most by the last bit of the f32 written.
+    /// The short paths (media up to [`SHORT`] and [`MID`] without
+    /// absorption) compute what the general one does: the same strength,
+    /// ids and order, and values that differ at most by the last bit of the
+    /// f32 written.
     #[test]
     fn the_short_path_equals_the_general_one() {
         let adaptive = Params {
             adaptive: true,
             strength: 0.14,
-            k: 8,
+            k: 16,
             ..Params::default()
         };
         for params in [
-            Params::fixed(8, 0.18, 2.5, 1),
-            Params::fixed(8, 0.9, 0.4, 3),
-            Params::fixed(8, 0.5, 16.0, 8),
+            Params::fixed(16, 0.18, 2.5, 1),
+            Params::fixed(16, 0.9, 0.4, 3),
+            Params::fixed(16, 0.5, 16.0, 8),
             adaptive,
         ] {
             let mut scatter = Scatter::new(&params);
             let a = scatter.active.as_mut().expect("an active sampler");
-            for m in 2..=SHORT {
+            for m in 2..=MID {
                 for sorted in [true, false] {
                     let mut input: Vec<TokenData> = (0..m)
                         .map(|i| TokenData {
@@ -523,7 +528,11 @@ mod tests {
                     }
                     let (mut short, mut long) = (input.clone(), input.clone());
                     a.scratch.medium.select(&short, a.config.k).unwrap();
-                    let strength_short = a.scatter_short(&mut short);
+                    let strength_short = if m <= SHORT {
+                        a.scatter_short::<SHORT>(&mut short)
+                    } else {
+                        a.scatter_short::<MID>(&mut short)
+                    };
                     a.scratch.medium.select(&long, a.config.k).unwrap();
                     let strength_long = a.scatter_long(&mut long);
                     assert_eq!(strength_short, strength_long);
