@@ -292,7 +292,7 @@ typedef struct {
 /* Generates n_gen tokens from the prompt; at every step the default chain
  * and the same chain with `extra` (which the text follows) are applied to
  * the same logits, and llama.cpp's own counters time each. Prints both and
- * returns the ratio.
+ * returns their ratio with the paired estimate below.
  *
  * Each chain runs right after a model evaluation, as in a generation loop:
  * after the first chain, the step's tokens are removed from the memory and

@@ -60,7 +60,7 @@ impl Entry {
 pub(crate) enum Unusable {
     /// A forced token (`+inf` logit): nothing may be smoothed.
     Forced,
-    /// More than 2^32 candidates.
+    /// 2^32 candidates or more.
     TooLong,
 }
 
@@ -76,9 +76,9 @@ pub(crate) struct Medium {
 
 impl Medium {
     /// Fills `entries` with the top `k` finite candidates, best first.
-    /// NaN and `-inf` logits never enter the medium. An input of more than
-    /// 2^32 candidates (no vocabulary comes near) is reported as too long:
-    /// positions do not fit an [`Entry`].
+    /// NaN and `-inf` logits never enter the medium. An input of 2^32
+    /// candidates or more (no vocabulary comes near) is reported as too
+    /// long: its positions would not all fit an [`Entry`].
     pub(crate) fn select(&mut self, cands: &[TokenData], k: usize) -> Result<(), Unusable> {
         self.prefix = false;
         if u32::try_from(cands.len()).is_err() {
