@@ -12,7 +12,7 @@
 //! (radius, n, k, m), never on which sizes came before, so a result does
 //! not depend on the sampler's past.
 
-use crate::kernel::{RankKernel, Smoothing, LANES};
+use crate::kernel::{RankKernel, Smoothing, LANES, SHORT};
 
 /// Largest medium served by a dense operator. Storage for every size up to
 /// it (Σ m·⌈m⌉₁₆ doubles, ~0.76 MB at 64) is reserved, zeroed, when the
@@ -60,12 +60,29 @@ impl Diffusion {
         }
     }
 
-    /// `(D⁻¹K)ⁿ p` for a medium of 2 to `N` ranks held in `N` lanes
-    /// (`p.len() == N`), zeros past its end; see
-    /// [`RankKernel::smooth_short`].
+    /// `(D⁻¹K)ⁿ p` for a medium of 2 to `N` ranks held in `N` lanes, zeros
+    /// past its end, `N` being [`SHORT`] ([`RankKernel::smooth_short`]) or
+    /// [`crate::kernel::CAP`] (the dense operator where there is one, else
+    /// [`RankKernel::smooth_capped`]).
     #[inline(always)]
-    pub(crate) fn smooth_short<const N: usize>(&self, p: &[f64], m: usize) -> [f64; N] {
-        self.kernel.smooth_short(p, m, self.steps)
+    pub(crate) fn smooth_fixed<const N: usize>(
+        &mut self,
+        p: &[f64; N],
+        m: usize,
+        s: &mut Smoothing,
+    ) -> [f64; N] {
+        if N == SHORT {
+            return self.kernel.smooth_short(p, m, self.steps);
+        }
+        let mut q = [0.0; N];
+        match &mut self.dense {
+            Some(ops) if m <= ops.limit => {
+                let operator = ops.operator(m, &self.kernel, self.steps, s);
+                apply_dense(operator, stride(m), &p[..m], &mut q[..m]);
+            }
+            _ => q = self.kernel.smooth_capped(p, m, self.steps),
+        }
+        q
     }
 
     /// `(D⁻¹K)ⁿ p` for a medium of two or more.
@@ -73,11 +90,7 @@ impl Diffusion {
         let m = p.len();
         match &mut self.dense {
             Some(ops) if m <= ops.limit => {
-                let operator = &mut ops.storage[ops.offsets[m]..][..m * stride(m)];
-                if !ops.built[m] {
-                    build(&self.kernel, self.steps, m, operator, s);
-                    ops.built[m] = true;
-                }
+                let operator = ops.operator(m, &self.kernel, self.steps, s);
                 let out = s.result(m);
                 apply_dense(operator, stride(m), p, out);
                 out
@@ -93,6 +106,16 @@ impl Diffusion {
 }
 
 impl Operators {
+    /// The operator of size m (at most `limit`), built the first time.
+    fn operator(&mut self, m: usize, kernel: &RankKernel, steps: u32, s: &mut Smoothing) -> &[f64] {
+        let operator = &mut self.storage[self.offsets[m]..][..m * stride(m)];
+        if !self.built[m] {
+            build(kernel, steps, m, operator, s);
+            self.built[m] = true;
+        }
+        operator
+    }
+
     fn new(limit: usize) -> Self {
         let offsets: Vec<usize> = (0..=limit)
             .scan(0, |end, m| {

@@ -16,10 +16,20 @@ pub(crate) struct RankKernel {
     weights: Vec<f64>,
     /// `cumulative[d]` = Σ K over distances 0..=d: row sums in O(1).
     cumulative: Vec<f64>,
-    /// The weights at distances below [`MID`], zero past the reach, for
-    /// [`Self::smooth_short`]: inline, so that the short paths read no
-    /// other buffer.
-    near: [f64; MID],
+    /// The kernel as a Toeplitz band for media of up to [`CAP`]:
+    /// `toeplitz[CAP + t]` = K at rank distance |t| for t in
+    /// −CAP..CAP + [`SHORT`], zero past the reach, so that the weights of
+    /// rank j on the [`SHORT`] outputs from rank i are the contiguous
+    /// `toeplitz[CAP + i − j..][..SHORT]`: one vector load, no shuffle.
+    /// Inline, so that the capped and short paths read no other buffer.
+    toeplitz: [f64; 2 * CAP + SHORT],
+    /// `from_start[i]` = Σ K over distances 0..=min(i, reach): the part of
+    /// row i's sum on the ranks before it, the centre included.
+    from_start: [f64; CAP],
+    /// `from_start` reversed, then +∞: row i of a medium of m sums to
+    /// `from_start[i] + from_end[CAP − m + i] − 1`, the same three terms
+    /// as [`Self::row_sum`], and lanes past the medium divide by +∞ to 0.
+    from_end: [f64; 2 * CAP],
 }
 
 impl RankKernel {
@@ -29,18 +39,29 @@ impl RankKernel {
         let weights: Vec<f64> = (0..=reach)
             .map(|d| (-((d * d) as f64) / two_r2).exp())
             .collect();
-        let cumulative = weights
+        let cumulative: Vec<f64> = weights
             .iter()
             .scan(0.0, |acc, w| {
                 *acc += w;
                 Some(*acc)
             })
             .collect();
-        let near = std::array::from_fn(|d| weights.get(d).copied().unwrap_or(0.0));
+        let weight = |d: usize| weights.get(d).copied().unwrap_or(0.0);
+        let toeplitz = std::array::from_fn(|t| weight(t.abs_diff(CAP)));
+        let from_start: [f64; CAP] =
+            std::array::from_fn(|i| cumulative[i.min(cumulative.len() - 1)]);
+        let from_end = std::array::from_fn(|t| {
+            from_start
+                .get(CAP.wrapping_sub(t + 1))
+                .copied()
+                .unwrap_or(f64::INFINITY)
+        });
         Self {
             weights,
             cumulative,
-            near,
+            toeplitz,
+            from_start,
+            from_end,
         }
     }
 
@@ -109,16 +130,97 @@ impl RankKernel {
 
     /// `K·x` on `N` lanes: column j of the N × N kernel is the weights
     /// shifted by j, so each term is a broadcast times a permutation of
-    /// `near`.
+    /// the centre of the Toeplitz band (constant indices: the permutations
+    /// are known when this is compiled).
     #[inline(always)]
     fn product_short<const N: usize>(&self, x: &[f64; N]) -> [f64; N] {
         let mut y = [0.0; N];
         for (j, &xj) in x.iter().enumerate() {
             for (i, yi) in y.iter_mut().enumerate() {
-                *yi += self.near[i.abs_diff(j)] * xj;
+                *yi += self.toeplitz[CAP + i.abs_diff(j)] * xj;
             }
         }
         y
+    }
+
+    /// [`Self::smooth`] for a medium of m ≤ [`CAP`] ranks held in a
+    /// zero-padded array of `N` lanes. For media past [`SHORT`], the usual
+    /// size after `top_k` alone: each pass is a Toeplitz product (see
+    /// [`Self::band`]) on the medium's ⌈m/8⌉ vectors, in one or two groups
+    /// whose sums stay in registers.
+    pub(crate) fn smooth_capped<const N: usize>(
+        &self,
+        p: &[f64; N],
+        m: usize,
+        steps: u32,
+    ) -> [f64; N] {
+        // One copy per number of vectors; at most four sums per group,
+        // because LLVM keeps no more in registers.
+        match m.div_ceil(SHORT) {
+            2 => self.passes::<2, 0, N>(p, m, steps),
+            3 => self.passes::<3, 0, N>(p, m, steps),
+            4 => self.passes::<4, 0, N>(p, m, steps),
+            5 => self.passes::<3, 2, N>(p, m, steps),
+            6 => self.passes::<3, 3, N>(p, m, steps),
+            7 => self.passes::<4, 3, N>(p, m, steps),
+            _ => self.passes::<4, 4, N>(p, m, steps),
+        }
+    }
+
+    /// `steps` passes, the outputs in a group of `A` vectors of [`SHORT`]
+    /// lanes and one of `B` after it (m ≤ (A + B)·SHORT).
+    fn passes<const A: usize, const B: usize, const N: usize>(
+        &self,
+        p: &[f64; N],
+        m: usize,
+        steps: u32,
+    ) -> [f64; N] {
+        let ends = &self.from_end[CAP - m..][..N];
+        let rows: [f64; N] = std::array::from_fn(|i| self.from_start[i] + ends[i] - 1.0);
+        let mut q = *p;
+        for _ in 0..steps {
+            let mut sums = [0.0; N];
+            self.band::<A, N>(&q, m, 0, &mut sums);
+            self.band::<B, N>(&q, m, A * SHORT, &mut sums);
+            for ((q, sum), row) in q.iter_mut().zip(sums).zip(rows) {
+                *q = sum / row;
+            }
+        }
+        q
+    }
+
+    /// `K·x` into `out[first..first + 8V]`, over the ranks of `x` within
+    /// the reach of those outputs: rank j adds its value times
+    /// `toeplitz[CAP + i − j..][..8]` to the vector of outputs from i. One
+    /// load per multiply-add, where the paired neighbours of [`Self::pass`]
+    /// need two (BENCHMARKS.md); the band's zeros inside a vector are
+    /// multiplied too.
+    #[inline(always)]
+    fn band<const V: usize, const N: usize>(
+        &self,
+        x: &[f64; N],
+        m: usize,
+        first: usize,
+        out: &mut [f64; N],
+    ) {
+        let lo = first.saturating_sub(self.reach());
+        let hi = m.min(first + V * SHORT + self.reach());
+        let mut sums = [[0.0; SHORT]; V];
+        // Index loops: the same loops over iterators (enumerate, skip, zip)
+        // ran 20–40 ns slower per apply on media of 12 to 64.
+        #[allow(clippy::needless_range_loop)]
+        for j in lo..hi {
+            let xj = x[j];
+            for b in 0..V {
+                let weights = &self.toeplitz[CAP + first + SHORT * b - j..][..SHORT];
+                for l in 0..SHORT {
+                    sums[b][l] += weights[l] * xj;
+                }
+            }
+        }
+        for (out, sum) in out[first..].chunks_exact_mut(SHORT).zip(sums) {
+            out.copy_from_slice(&sum);
+        }
     }
 
     /// One pass from `src` (the distribution at offset `reach`, zero
@@ -167,9 +269,9 @@ impl RankKernel {
 /// [`crate::expln::LANES`].
 pub(crate) const SHORT: usize = crate::expln::LANES;
 
-/// The second short path's length, for media of [`SHORT`] + 1 to 16: two
-/// vectors.
-pub(crate) const MID: usize = 2 * SHORT;
+/// The longest medium of [`RankKernel::smooth_capped`]: the `k` of every
+/// SPEC §6 preset.
+pub(crate) const CAP: usize = 64;
 
 /// Outputs computed together by [`RankKernel::smooth`]: two AVX-512
 /// vectors of f64, or four AVX2 ones.
@@ -233,28 +335,51 @@ mod tests {
         }
     }
 
+    /// The fixed-length forms ([`SHORT`] lanes, and up to [`CAP`] for the
+    /// Toeplitz product) against the banded passes: every medium size, a
+    /// reach of 0, 2, 4, 22 and 145 ranks (inside and beyond a vector, and
+    /// beyond the medium), one and several steps; zeros past the medium.
     #[test]
-    fn the_short_form_equals_the_passes() {
+    #[cfg_attr(
+        miri,
+        ignore = "every size to 64 with three step counts: slow under Miri"
+    )]
+    fn the_fixed_forms_equal_the_passes() {
+        fn check<const N: usize>(short: &[f64; N], passes: &[f64], steps: u32, what: &str) {
+            let m = passes.len();
+            // Values up to 1; a few ulps of rounding per pass.
+            let tolerance = 4.0 * f64::from(steps) * f64::EPSILON;
+            for (a, b) in short[..m].iter().zip(passes) {
+                assert!((a - b).abs() <= tolerance, "{what}: {a} vs {b}");
+            }
+            assert!(short[m..].iter().all(|&x| x == 0.0), "{what}");
+        }
         let mut scratch = Smoothing::default();
-        // Reach 0, 2, 4, 22 and 145 ranks: inside and beyond the vector.
         for radius in [0.1, 0.3, 0.5, 2.5, 16.0] {
             let kernel = RankKernel::new(radius);
-            for m in 2..=MID {
+            for m in 2..=CAP {
                 for steps in [1, 2, 8] {
                     let p: Vec<f64> = (0..m).map(|i| 1.0 / (1.0 + i as f64)).collect();
-                    let mut padded = [0.0; MID];
-                    padded[..m].copy_from_slice(&p);
-                    let short: [f64; MID] = kernel.smooth_short(&padded, m, steps);
-                    let passes = kernel.smooth(&p, steps, &mut scratch);
-                    // Values up to 1; a few ulps of rounding per pass.
-                    let tolerance = 4.0 * f64::from(steps) * f64::EPSILON;
-                    for (a, b) in short[..m].iter().zip(passes) {
-                        assert!(
-                            (a - b).abs() <= tolerance,
-                            "radius {radius} m {m}: {a} vs {b}"
+                    let passes = kernel.smooth(&p, steps, &mut scratch).to_vec();
+                    let what = format!("radius {radius} m {m} steps {steps}");
+                    let mut capped = [0.0; CAP];
+                    capped[..m].copy_from_slice(&p);
+                    check(
+                        &kernel.smooth_capped(&capped, m, steps),
+                        &passes,
+                        steps,
+                        &what,
+                    );
+                    if m <= SHORT {
+                        let mut short = [0.0; SHORT];
+                        short[..m].copy_from_slice(&p);
+                        check(
+                            &kernel.smooth_short::<SHORT>(&short, m, steps),
+                            &passes,
+                            steps,
+                            &what,
                         );
                     }
-                    assert!(short[m..].iter().all(|&x| x == 0.0));
                 }
             }
         }

@@ -1,10 +1,10 @@
 //! The sampler: state kept between applies and the apply pipeline of SPEC §4.
 
 use crate::diffusion::Diffusion;
-use crate::expln::{exp_nonpositive, ln_nonnegative, ln_normal, map_lanes, LANES};
+use crate::expln::{exp_nonpositive, ln_nonnegative, ln_normal, map_lanes, EXP_FLOOR, LANES};
 use crate::gate::CollisionGate;
 use crate::history::History;
-use crate::kernel::{Smoothing, MID, SHORT};
+use crate::kernel::{Smoothing, CAP, SHORT};
 use crate::medium::{Entry, Medium};
 use crate::params::{Config, Params};
 use crate::strength::{adaptive_strength, normalized_entropy};
@@ -178,31 +178,37 @@ impl Active {
             return Outcome::Untouched;
         }
         let m = s.medium.entries.len();
-        let strength = if self.config.absorption.is_some() || m > MID {
+        let strength = if self.config.absorption.is_some() || m > CAP {
             self.scatter_long(candidates)
         } else if m <= SHORT {
             self.scatter_short::<SHORT>(candidates)
         } else {
-            self.scatter_short::<MID>(candidates)
+            self.scatter_short::<CAP>(candidates)
         };
         self.stats.scattered += 1;
         self.stats.strength_sum += strength;
         Outcome::Rewritten { size: m }
     }
 
-    /// A medium of at most `N` without absorption, as `top_p` and `min_p`
+    /// A medium of at most `N` without absorption: the same steps as
+    /// [`Self::scatter_long`], on `N` lanes on the stack, touching no
+    /// scratch buffer. Two lengths. [`SHORT`], for what `top_p` and `min_p`
     /// usually leave (about 3 survivors on average in the end-to-end
-    /// benchmark): the same steps as [`Self::scatter_long`], on `N` lanes on
-    /// the stack. Every loop has a fixed length, so the whole path compiles
-    /// to a few hundred instructions of straight-line vector code and
-    /// touches no scratch buffer — it runs right after a model evaluation
-    /// has evicted the caches, where each code line and each buffer is a
-    /// miss (BENCHMARKS.md). Two lengths, [`SHORT`] and [`MID`]: the longer
-    /// one alone ran its fixed-length loops in full for the usual 2 to 4
-    /// survivors and cost those more.
+    /// benchmark): every loop has a fixed length, so the path compiles to a
+    /// few hundred instructions of straight-line vector code — it runs
+    /// right after a model evaluation has evicted the caches, where each
+    /// code line and each buffer is a miss (BENCHMARKS.md). [`CAP`], for
+    /// media up to the presets' `k`, as `top_k` alone leaves them: loops
+    /// over the ⌈m/8⌉ vectors the medium fills, and the kernel as a
+    /// Toeplitz product in registers ([`Diffusion::smooth_fixed`]).
     fn scatter_short<const N: usize>(&mut self, candidates: &mut [TokenData]) -> f64 {
         let medium = &self.scratch.medium.entries;
         let m = medium.len();
+        let len = if N == SHORT {
+            SHORT
+        } else {
+            m.next_multiple_of(SHORT)
+        };
         // An unsorted input's ids, gathered before the write-back moves them.
         let in_place = self.scratch.medium.prefix;
         let mut ids = [0; N];
@@ -211,16 +217,17 @@ impl Active {
                 *id = candidates[e.pos()].id;
             }
         }
-        let diffusion = &self.diffusion;
         let mut p = [0.0; N];
-        let strength = softmax_and_strength(&self.config, medium, &mut p);
+        let strength = softmax_and_strength(&self.config, medium, &mut p[..len]);
         if strength > 0.0 {
-            let q: [f64; N] = diffusion.smooth_short(&p, m);
-            blend(&mut p, &q, strength);
+            let q = self
+                .diffusion
+                .smooth_fixed(&p, m, &mut self.scratch.smoothing);
+            blend(&mut p[..len], &q, strength);
         }
-        settle(&mut p);
+        settle(&mut p[..len]);
         let mut logits = p;
-        log_probabilities(&mut logits);
+        log_probabilities(&mut logits[..len]);
         let moved = (!in_place).then_some(&ids[..m]);
         write_back(&mut candidates[..m], moved, &p, &logits);
         strength
@@ -280,14 +287,10 @@ impl Active {
 /// one every length is a constant.
 #[inline(always)]
 fn softmax_and_strength(config: &Config, medium: &[Entry], p: &mut [f64]) -> f64 {
-    let total = softmax_numerators(medium, p);
+    let (total, tilted) = softmax_numerators(medium, p);
     match &config.adaptive {
         Some(curve) => {
-            // The log-partition ln Σ exp(logit): ln p_i = logit_i − lse,
-            // finite even where p_i underflows, at the cost of one ln.
-            let lse = f64::from(medium[0].logit()) + ln_normal(total);
-            let log_p = medium.iter().map(|e| f64::from(e.logit()) - lse);
-            let h = normalized_entropy(&p[..medium.len()], total, log_p);
+            let h = normalized_entropy(total, tilted, medium.len());
             adaptive_strength(h, config.strength, curve)
         }
         None => config.strength,
@@ -327,15 +330,32 @@ fn log_probabilities(logits: &mut [f64]) {
 
 /// Writes the medium over `slots` in rank order. `ids`: the medium's ids
 /// when they move (unsorted input); `None` when the input was sorted and
-/// its ids are already in place.
+/// its ids are already in place. Whole records are stored, the id copied
+/// onto itself in place, so that the compiler interleaves the three
+/// fields in vector registers: field by field, the same loop cost ~40 ns
+/// more on a medium of 40 (BENCHMARKS.md).
 #[inline(always)]
 fn write_back(slots: &mut [TokenData], ids: Option<&[i32]>, p: &[f64], logits: &[f64]) {
-    for (rank, ((slot, &p), &logit)) in slots.iter_mut().zip(p).zip(logits).enumerate() {
-        if let Some(ids) = ids {
-            slot.id = ids[rank];
+    let values = p.iter().zip(logits);
+    match ids {
+        Some(ids) => {
+            for ((slot, &id), (&p, &logit)) in slots.iter_mut().zip(ids).zip(values) {
+                *slot = TokenData {
+                    id,
+                    logit: logit as f32,
+                    p: p as f32,
+                };
+            }
         }
-        slot.logit = logit as f32;
-        slot.p = p as f32;
+        None => {
+            for (slot, (&p, &logit)) in slots.iter_mut().zip(values) {
+                *slot = TokenData {
+                    id: slot.id,
+                    logit: logit as f32,
+                    p: p as f32,
+                };
+            }
+        }
     }
 }
 
@@ -344,18 +364,28 @@ fn write_back(slots: &mut [TokenData], ids: Option<&[i32]>, p: &[f64], logits: &
 /// the maximum). Every later step is linear in `p` or indifferent to its
 /// scale (kernel, blend, order clamp, absorption's log domain) up to the
 /// final normalisation, so dividing here would be done twice. `p` is
-/// padded to a multiple of [`LANES`]; the padding gets 0. Returns the sum.
+/// padded to a multiple of [`LANES`]; the padding gets 0. Returns the sum
+/// and `Σ p_i·(logit_i − max)`, the two sums the entropy needs
+/// ([`normalized_entropy`]); the second costs one multiply-add per vector.
 #[inline(always)]
-fn softmax_numerators(medium: &[Entry], p: &mut [f64]) -> f64 {
+fn softmax_numerators(medium: &[Entry], p: &mut [f64]) -> (f64, f64) {
     let max = f64::from(medium[0].logit());
     let (values, padding) = p.split_at_mut(medium.len());
     for (x, e) in values.iter_mut().zip(medium) {
         *x = f64::from(e.logit()) - max;
     }
-    // exp(-inf) = 0 in the padding.
-    padding.fill(f64::NEG_INFINITY);
-    map_lanes(p, exp_nonpositive);
-    sum(p)
+    padding.fill(EXP_FLOOR);
+    let mut tilted = [0.0; LANES];
+    for chunk in p.chunks_exact_mut(LANES) {
+        for (x, t) in chunk.iter_mut().zip(&mut tilted) {
+            // The argument `exp` uses: a logit more than 746 below the
+            // maximum, and the padding, weigh exactly 0 here too.
+            let arg = x.max(EXP_FLOOR);
+            *x = exp_nonpositive(arg);
+            *t += *x * arg;
+        }
+    }
+    (sum(p), sum(&tilted))
 }
 
 /// Inlined: out of line it was one more code page on the cold path.
@@ -390,9 +420,13 @@ fn sum(x: &[f64]) -> f64 {
 /// sum and rounding to f32 are monotone; `ln_normal` may not be to the last
 /// ulp, so apply runs this again on the logarithms it writes.
 fn enforce_non_increasing(p: &mut [f64]) {
-    // The repair is a serial chain; the check vectorises, and almost always
-    // finds nothing to repair.
-    if !p.windows(2).all(|w| w[0] >= w[1]) {
+    // The repair is a serial chain; the check vectorises (a fold, not
+    // `all`: no early exit), and almost always finds nothing to repair.
+    let sorted = p
+        .iter()
+        .zip(p.iter().skip(1))
+        .fold(true, |sorted, (a, b)| sorted & (a >= b));
+    if !sorted {
         clamp_to_running_min(p.iter_mut());
     }
 }
@@ -494,7 +528,7 @@ mod tests {
         assert_eq!(order, expected);
     }
 
-    /// The short paths (media up to [`SHORT`] and [`MID`] without
+    /// The short paths (media up to [`SHORT`] and [`CAP`] without
     /// absorption) compute what the general one does: the same strength,
     /// ids and order, and values that differ at most by the last bit of the
     /// f32 written.
@@ -503,18 +537,18 @@ mod tests {
         let adaptive = Params {
             adaptive: true,
             strength: 0.14,
-            k: 16,
+            k: 64,
             ..Params::default()
         };
         for params in [
-            Params::fixed(16, 0.18, 2.5, 1),
-            Params::fixed(16, 0.9, 0.4, 3),
-            Params::fixed(16, 0.5, 16.0, 8),
+            Params::fixed(64, 0.18, 2.5, 1),
+            Params::fixed(64, 0.9, 0.4, 3),
+            Params::fixed(64, 0.5, 16.0, 8),
             adaptive,
         ] {
             let mut scatter = Scatter::new(&params);
             let a = scatter.active.as_mut().expect("an active sampler");
-            for m in 2..=MID {
+            for m in 2..=CAP {
                 for sorted in [true, false] {
                     let mut input: Vec<TokenData> = (0..m)
                         .map(|i| TokenData {
@@ -531,7 +565,7 @@ mod tests {
                     let strength_short = if m <= SHORT {
                         a.scatter_short::<SHORT>(&mut short)
                     } else {
-                        a.scatter_short::<MID>(&mut short)
+                        a.scatter_short::<CAP>(&mut short)
                     };
                     a.scratch.medium.select(&long, a.config.k).unwrap();
                     let strength_long = a.scatter_long(&mut long);

@@ -4,23 +4,15 @@
 use crate::expln::ln_normal;
 use crate::params::Adaptive;
 
-/// `H = −Σ p ln p / ln m` in [0, 1]: 0 for a spike, 1 for uniform, with
-/// `p_i = weights_i / total` (apply keeps the softmax unnormalised until
-/// its final normalisation) and `log_p` the exact `ln p_i` of that softmax
-/// (`logit_i − lse`, finite even where `p_i` underflows to 0). Needs
-/// `weights.len() >= 2`; the result is clamped against rounding.
-pub(crate) fn normalized_entropy(
-    weights: &[f64],
-    total: f64,
-    log_p: impl Iterator<Item = f64>,
-) -> f64 {
-    let h: f64 = weights
-        .iter()
-        .zip(log_p)
-        .map(|(x, lx)| -x * lx)
-        .sum::<f64>()
-        / total;
-    (h / ln_normal(weights.len() as f64)).clamp(0.0, 1.0)
+/// `H = −Σ p ln p / ln m` in [0, 1]: 0 for a spike, 1 for uniform, for
+/// the m-candidate softmax `p_i = e_i / total` with `e_i = exp(x_i)`,
+/// `x_i = logit_i − max`, given `total = Σ e_i` and `tilted = Σ e_i·x_i`
+/// (apply sums both as it computes the `e_i`). Since `ln p_i = x_i − ln
+/// total`, `−Σ p ln p = ln total − tilted / total`: no logarithm per
+/// candidate, and no serial sum. `total >= 1` (the maximum's `e` is 1),
+/// `m >= 2`; the result is clamped against rounding.
+pub(crate) fn normalized_entropy(total: f64, tilted: f64, m: usize) -> f64 {
+    ((ln_normal(total) - tilted / total) / ln_normal(m as f64)).clamp(0.0, 1.0)
 }
 
 /// The piecewise-linear curve through (0, max), (target, strength),
@@ -50,16 +42,24 @@ mod tests {
 
     #[test]
     fn entropy_of_spike_and_uniform() {
-        let spike_logits = [0.0, -800.0, -800.0];
-        let spike = [1.0, 0.0, 0.0];
-        assert_eq!(
-            normalized_entropy(&spike, 1.0, spike_logits.into_iter()),
-            0.0
-        );
-        let uniform_log = (0.25f64).ln();
-        assert!(
-            (normalized_entropy(&[0.25; 4], 1.0, [uniform_log; 4].into_iter()) - 1.0).abs() < 1e-15
-        );
+        // e = [1, e^-800 = 0, 0]: x·e is 0 for the two underflowed terms.
+        assert_eq!(normalized_entropy(1.0, 0.0, 3), 0.0);
+        // Four equal logits: e_i = 1, x_i = 0.
+        assert!((normalized_entropy(4.0, 0.0, 4) - 1.0).abs() < 1e-15);
+    }
+
+    #[test]
+    fn entropy_equals_the_sum_over_the_normalised_softmax() {
+        let x: Vec<f64> = (0..40)
+            .map(|i| -0.3 * f64::from(i) - 0.01 * f64::from(i * i))
+            .collect();
+        let e: Vec<f64> = x.iter().map(|x| x.exp()).collect();
+        let total: f64 = e.iter().sum();
+        let tilted: f64 = e.iter().zip(&x).map(|(e, x)| e * x).sum();
+        let direct = -e.iter().map(|e| e / total).map(|p| p * p.ln()).sum::<f64>() / 40f64.ln();
+        let h = normalized_entropy(total, tilted, 40);
+        assert!((h - direct).abs() < 1e-14, "{h} vs {direct}");
+        assert!(h > 0.1 && h < 0.9);
     }
 
     #[test]
