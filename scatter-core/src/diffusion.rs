@@ -70,19 +70,19 @@ impl Diffusion {
         p: &[f64; N],
         m: usize,
         s: &mut Smoothing,
-    ) -> [f64; N] {
+        q: &mut [f64; N],
+    ) {
         if N == SHORT {
-            return self.kernel.smooth_short(p, m, self.steps);
+            *q = self.kernel.smooth_short(p, m, self.steps);
+            return;
         }
-        let mut q = [0.0; N];
         match &mut self.dense {
             Some(ops) if m <= ops.limit => {
                 let operator = ops.operator(m, &self.kernel, self.steps, s);
                 apply_dense(operator, stride(m), &p[..m], &mut q[..m]);
             }
-            _ => q = self.kernel.smooth_capped(p, m, self.steps),
+            _ => self.kernel.smooth_capped(p, m, self.steps, q),
         }
-        q
     }
 
     /// `(D⁻¹K)ⁿ p` for a medium of two or more.

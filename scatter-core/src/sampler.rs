@@ -220,9 +220,9 @@ impl Active {
         let mut p = [0.0; N];
         let strength = softmax_and_strength(&self.config, medium, &mut p[..len]);
         if strength > 0.0 {
-            let q = self
-                .diffusion
-                .smooth_fixed(&p, m, &mut self.scratch.smoothing);
+            let mut q = [0.0; N];
+            self.diffusion
+                .smooth_fixed(&p, m, &mut self.scratch.smoothing, &mut q);
             blend(&mut p[..len], &q, strength);
         }
         settle(&mut p[..len]);
