@@ -5,7 +5,7 @@ use crate::expln::{exp_nonpositive, ln_nonnegative, ln_normal, map_lanes, EXP_FL
 use crate::gate::CollisionGate;
 use crate::history::History;
 use crate::kernel::{Smoothing, CAP, SHORT};
-use crate::medium::{Entry, Medium};
+use crate::medium::Medium;
 use crate::params::{Config, Params};
 use crate::strength::{adaptive_strength, normalized_entropy};
 use crate::TokenData;
@@ -174,16 +174,16 @@ impl Active {
     #[inline(never)]
     fn scatter(&mut self, candidates: &mut [TokenData]) -> Outcome {
         let s = &mut self.scratch;
-        if s.medium.select(candidates, self.config.k).is_err() || s.medium.entries.len() < 2 {
+        if s.medium.select(candidates, self.config.k).is_err() || s.medium.len() < 2 {
             return Outcome::Untouched;
         }
-        let m = s.medium.entries.len();
+        let m = s.medium.len();
         let strength = if self.config.absorption.is_some() || m > CAP {
             self.scatter_long(candidates)
         } else if m <= SHORT {
             self.scatter_short::<SHORT>(candidates)
         } else {
-            self.scatter_short::<CAP>(candidates)
+            self.scatter_capped(candidates)
         };
         self.stats.scattered += 1;
         self.stats.strength_sum += strength;
@@ -202,23 +202,22 @@ impl Active {
     /// over the ⌈m/8⌉ vectors the medium fills, and the kernel as a
     /// Toeplitz product in registers ([`Diffusion::smooth_fixed`]).
     fn scatter_short<const N: usize>(&mut self, candidates: &mut [TokenData]) -> f64 {
-        let medium = &self.scratch.medium.entries;
+        let medium = &self.scratch.medium;
         let m = medium.len();
         let len = if N == SHORT {
             SHORT
         } else {
             m.next_multiple_of(SHORT)
         };
-        // An unsorted input's ids, gathered before the write-back moves them.
-        let in_place = self.scratch.medium.prefix;
+        // An unsorted input's ids, gathered before the write-back moves
+        // them (a prefix has no entries: nothing is gathered).
+        let in_place = medium.prefix.is_some();
         let mut ids = [0; N];
-        if !in_place {
-            for (id, e) in ids.iter_mut().zip(medium) {
-                *id = candidates[e.pos()].id;
-            }
+        for (id, e) in ids.iter_mut().zip(&medium.entries) {
+            *id = candidates[e.pos()].id;
         }
         let mut p = [0.0; N];
-        let strength = softmax_and_strength(&self.config, medium, &mut p[..len]);
+        let strength = softmax_and_strength(&self.config, medium, candidates, &mut p[..len]);
         if strength > 0.0 {
             let mut q = [0.0; N];
             self.diffusion
@@ -233,21 +232,28 @@ impl Active {
         strength
     }
 
+    /// [`Self::scatter_short`] on [`CAP`] lanes, out of line: inlined, its
+    /// code sat between the pieces of the [`SHORT`] path, which runs after
+    /// nearly every model evaluation, and spread both over more code pages.
+    #[inline(never)]
+    fn scatter_capped(&mut self, candidates: &mut [TokenData]) -> f64 {
+        self.scatter_short::<CAP>(candidates)
+    }
+
     /// Any medium, in buffers kept across applies and padded to whole
     /// vectors.
     fn scatter_long(&mut self, candidates: &mut [TokenData]) -> f64 {
         let s = &mut self.scratch;
-        let medium = &s.medium.entries;
-        let m = medium.len();
-        let in_place = s.medium.prefix;
+        let m = s.medium.len();
+        let in_place = s.medium.prefix.is_some();
         s.ids.clear();
         if !in_place || self.config.absorption.is_some() {
-            s.ids.extend(medium.iter().map(|e| candidates[e.pos()].id));
+            s.medium.ids(candidates, &mut s.ids);
         }
         let padded = m.next_multiple_of(LANES);
         s.p.clear();
         s.p.resize(padded, 0.0);
-        let strength = softmax_and_strength(&self.config, medium, &mut s.p);
+        let strength = softmax_and_strength(&self.config, &s.medium, candidates, &mut s.p);
         if strength > 0.0 {
             let q = self.diffusion.smooth(&s.p[..m], &mut s.smoothing);
             blend(&mut s.p, q, strength);
@@ -286,8 +292,13 @@ impl Active {
 /// use (adaptive or fixed). Inlined into both paths, so that on the short
 /// one every length is a constant.
 #[inline(always)]
-fn softmax_and_strength(config: &Config, medium: &[Entry], p: &mut [f64]) -> f64 {
-    let (total, tilted) = softmax_numerators(medium, p);
+fn softmax_and_strength(
+    config: &Config,
+    medium: &Medium,
+    cands: &[TokenData],
+    p: &mut [f64],
+) -> f64 {
+    let (total, tilted) = softmax_numerators(medium, cands, p);
     match &config.adaptive {
         Some(curve) => {
             let h = normalized_entropy(total, tilted, medium.len());
@@ -368,12 +379,9 @@ fn write_back(slots: &mut [TokenData], ids: Option<&[i32]>, p: &[f64], logits: &
 /// and `Σ p_i·(logit_i − max)`, the two sums the entropy needs
 /// ([`normalized_entropy`]); the second costs one multiply-add per vector.
 #[inline(always)]
-fn softmax_numerators(medium: &[Entry], p: &mut [f64]) -> (f64, f64) {
-    let max = f64::from(medium[0].logit());
+fn softmax_numerators(medium: &Medium, cands: &[TokenData], p: &mut [f64]) -> (f64, f64) {
     let (values, padding) = p.split_at_mut(medium.len());
-    for (x, e) in values.iter_mut().zip(medium) {
-        *x = f64::from(e.logit()) - max;
-    }
+    medium.logits_minus_max(cands, values);
     padding.fill(EXP_FLOOR);
     let mut tilted = [0.0; LANES];
     for chunk in p.chunks_exact_mut(LANES) {
