@@ -105,7 +105,8 @@ impl RankKernel {
     }
 
     /// [`Self::smooth`] for a medium of 2 to `N` ranks held in `N` lanes
-    /// (`p.len() == N`, `N` being [`SHORT`] or [`MID`]), zeros past its end:
+    /// (`p.len() == N`; `N` is [`SHORT`], generic only so that the caller,
+    /// generic over its lane count, can use it), zeros past its end:
     /// each pass is the whole N × N kernel at once, and the row sums are the
     /// same product applied to the medium's indicator, so there are no
     /// padding buffers, no loops over blocks and no table lookups. This is

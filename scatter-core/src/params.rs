@@ -11,7 +11,7 @@ pub const DEFAULT_SEED: u32 = 0xFFFF_FFFF;
 pub const MAX_STEPS: u32 = 8;
 
 /// Cap on the Gaussian radius, in ranks. At 16 the kernel reaches ±145 ranks
-/// (see [`crate::kernel`]). An apply costs about `medium × (2·reach + 1) ×
+/// (`scatter-core/src/kernel.rs`). An apply costs about `medium × (2·reach + 1) ×
 /// steps` multiply-adds, so with both caps a hostile 262,144-token medium
 /// costs about 6·10^8 of them (a fraction of a second), not minutes.
 pub const MAX_RADIUS: f64 = 16.0;
