@@ -206,6 +206,10 @@ impl RankKernel {
         first: usize,
         out: &mut [f64; N],
     ) {
+        if V == 0 {
+            // The empty second group: no pass over the ranks at all.
+            return;
+        }
         let lo = first.saturating_sub(self.reach());
         let hi = m.min(first + V * SHORT + self.reach());
         let mut sums = [[0.0; SHORT]; V];

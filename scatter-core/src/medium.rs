@@ -127,8 +127,17 @@ impl Medium {
     pub(crate) fn ids(&self, cands: &[TokenData], out: &mut Vec<i32>) {
         match self.prefix {
             Some(len) => out.extend(cands[..len].iter().map(|c| c.id)),
-            None => out.extend(self.entries.iter().map(|e| cands[e.pos()].id)),
+            None => out.extend(self.entry_ids(cands)),
         }
+    }
+
+    /// The ids of `entries`, best first: none for a prefix, whose ids stay
+    /// where they are.
+    pub(crate) fn entry_ids<'a>(
+        &'a self,
+        cands: &'a [TokenData],
+    ) -> impl Iterator<Item = i32> + 'a {
+        self.entries.iter().map(|e| cands[e.pos()].id)
     }
 
     /// The one pass of the module documentation. Kept out of line: after

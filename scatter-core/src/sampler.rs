@@ -192,7 +192,8 @@ impl Active {
 
     /// A medium of at most `N` without absorption: the same steps as
     /// [`Self::scatter_long`], on `N` lanes on the stack, touching no
-    /// scratch buffer. Two lengths. [`SHORT`], for what `top_p` and `min_p`
+    /// scratch buffer (the dense operators of `steps` > 1 aside). Two
+    /// lengths. [`SHORT`], for what `top_p` and `min_p`
     /// usually leave (about 3 survivors on average in the end-to-end
     /// benchmark): every loop has a fixed length, so the path compiles to a
     /// few hundred instructions of straight-line vector code — it runs
@@ -213,8 +214,8 @@ impl Active {
         // them (a prefix has no entries: nothing is gathered).
         let in_place = medium.prefix.is_some();
         let mut ids = [0; N];
-        for (id, e) in ids.iter_mut().zip(&medium.entries) {
-            *id = candidates[e.pos()].id;
+        for (id, moved) in ids.iter_mut().zip(medium.entry_ids(candidates)) {
+            *id = moved;
         }
         let mut p = [0.0; N];
         let strength = softmax_and_strength(&self.config, medium, candidates, &mut p[..len]);
