@@ -1,0 +1,399 @@
+#!/usr/bin/env python3
+"""The pre-registered evaluation of EVALUATION.md: plans the runs, drives
+scatter-eval, chooses the competitors on dev prompts, and analyses the
+records (bootstrap intervals, Holm, the decision rule, plots).
+
+  evaluate.py run --exe SCATTER_EVAL --generator NAME --model GGUF --scorer GGUF [--stage STAGE]
+  evaluate.py analyze
+  evaluate.py smoke --exe SCATTER_EVAL --model GGUF --scorer GGUF --out DIR
+
+Records: eval/results/<generator>/{dev,a,b}.jsonl.gz (one JSON object per
+continuation) and factual.jsonl.gz; stamp.json says what produced them.
+Standard library only.
+"""
+
+import argparse
+import gzip
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+PROMPTS = os.path.join(HERE, "prompts")
+RESULTS = os.path.join(HERE, "results")
+
+# chain -> (base temperature, temperature sweep); EVALUATION.md "Chains and settings"
+CHAINS = {
+    "D": (0.8, [0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2]),
+    "K": (0.8, [0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2]),
+    "N": (0.8, [0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1]),
+    "M": (1.2, [0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0]),
+}
+PRESETS = ["subtle", "creative", "adaptive", "collision", "adaptive-absorb"]
+STRENGTHS = [0.06, 0.30, 0.50]  # with creative's 0.18, the strength sweep
+FIXED = 0.075  # collision's mean strength, 0.25 x 0.30
+GRIDS = {
+    "xtc": [(0.1, 0.1), (0.25, 0.1), (0.5, 0.1), (0.5, 0.2)],
+    "dyn": [(0.2, 1), (0.4, 1), (0.6, 1), (0.4, 2)],
+    "adaptive-p": [(0.3, 0.9), (0.5, 0.9), (0.7, 0.9), (0.5, 0.99)],
+}
+SEED_BASE = {"a": 1000, "b": 500000}
+COMPARISONS = [  # (name, chain, setting, minus setting or None)
+    ("C1", "D", "D:creative", None),
+    ("C2", "D", "D:adaptive", None),
+    ("C3", "D", "D:collision", None),
+    ("C4", "D", "D:collision", "D:fixed@0.075"),
+    ("C5", "K", "K:creative", None),
+    ("C6", "N", "N:creative", None),
+    ("C7", "M", "M:creative", None),
+]
+N_BOOT = 2000
+
+
+def fmt(x):
+    return f"{x:g}"
+
+
+# ---------------------------------------------------------------- plans
+
+def row(label, chain, temp, sampler):
+    return (label, chain, temp, sampler)
+
+
+def curve(chain):
+    return [row(f"{chain}:temp@{fmt(t)}", chain, t, "temp") for t in CHAINS[chain][1]]
+
+
+def scatter(chain, preset):
+    return row(f"{chain}:{preset}", chain, CHAINS[chain][0], f"scatter:{preset}")
+
+
+def competitor(chain, kind, a, b):
+    return row(f"{chain}:{kind}({fmt(a)},{fmt(b)})", chain, CHAINS[chain][0], f"{kind}:{fmt(a)},{fmt(b)}")
+
+
+def fixed(chain, s):
+    return row(f"{chain}:fixed@{fmt(s)}", chain, CHAINS[chain][0], f"scatter-fixed:{fmt(s)}")
+
+
+def plan_dev():
+    return curve("D") + [competitor("D", k, a, b) for k, grid in GRIDS.items() for a, b in grid]
+
+
+def plan_a(chosen):
+    p = []
+    for c in CHAINS:
+        p += curve(c)
+    p += [scatter("D", name) for name in PRESETS]
+    p += [fixed("D", s) for s in STRENGTHS + [FIXED]]
+    p += [competitor("D", k, a, b) for k, a, b in chosen]
+    for c in "KNM":
+        p += [scatter(c, name) for name in ("creative", "adaptive", "collision")]
+    return p
+
+
+def plan_b():
+    p = []
+    for c in CHAINS:
+        p += curve(c) + [scatter(c, "creative")]
+    return p + [scatter("D", "adaptive"), scatter("D", "collision"), fixed("D", FIXED)]
+
+
+def write_plan(rows, path):
+    with open(path, "w") as f:
+        for label, chain, temp, sampler in rows:
+            f.write(f"{label}\t{chain}\t{fmt(temp)}\t{sampler}\n")
+
+
+# ---------------------------------------------------------------- records
+
+def read_records(path):
+    with gzip.open(path, "rt") as f:
+        return [json.loads(line) for line in f]
+
+
+def per_prompt(records):
+    """setting -> prompt -> measures of its continuations."""
+    out = {}
+    for r in records:
+        d = out.setdefault(r["setting"], {}).setdefault(r["prompt"], {"q": [], "h": [], "kl": [], "tokens": [],
+                                                                      "tkl": [], "fired": 0, "applied": 0,
+                                                                      "strength": 0.0, "scattered": 0})
+        d["q"].append(r["score_ll"] / max(r["score_bytes"], 1))
+        d["h"].append(sum(r["H"]) / len(r["H"]))
+        d["kl"].append(sum(r["KL"]) / len(r["KL"]))
+        d["tokens"].append(r["tokens"])
+        d["tkl"] += [x for x in r["TKL"] if x is not None]
+        d["fired"] += r.get("n_fired", 0)
+        d["applied"] += r.get("n_apply", 0)
+        d["scattered"] += r.get("n_scattered", 0)
+        d["strength"] += r.get("strength_sum", 0.0)
+    return out
+
+
+def mean(xs):
+    return sum(xs) / len(xs)
+
+
+def distinct2(seqs):
+    grams = [tuple(s[i:i + 2]) for s in seqs for i in range(len(s) - 1)]
+    return len(set(grams)) / len(grams)
+
+
+def repeated4(seq):
+    """1 at position i when the 4-gram ending at i occurred earlier in seq."""
+    seen, out = set(), []
+    for i in range(len(seq)):
+        if i < 3:
+            out.append(0)
+            continue
+        g = tuple(seq[i - 3:i + 1])
+        out.append(1 if g in seen else 0)
+        seen.add(g)
+    return out
+
+
+# ---------------------------------------------------------------- statistics
+
+def interp(x, xs, ys):
+    """Piecewise-linear y(x) through points sorted by x; end segments extended."""
+    if x <= xs[0]:
+        i = 0
+    elif x >= xs[-1]:
+        i = len(xs) - 2
+    else:
+        i = next(k for k in range(len(xs) - 1) if xs[k] <= x <= xs[k + 1])
+    if xs[i + 1] == xs[i]:
+        return ys[i]
+    return ys[i] + (ys[i + 1] - ys[i]) * (x - xs[i]) / (xs[i + 1] - xs[i])
+
+
+class Analysis:
+    """Distances from the temperature curves for one generator and seed set,
+    with the paired prompt bootstrap."""
+
+    def __init__(self, records, axis="h"):
+        self.pp = per_prompt(records)
+        self.prompts = sorted(next(iter(self.pp.values())).keys())
+        self.axis = axis
+        # per setting: per prompt (x, q) means
+        self.xq = {}
+        for s, by in self.pp.items():
+            self.xq[s] = {p: (self.x_of(by[p]), mean(by[p]["q"])) for p in by}
+
+    def x_of(self, d):
+        return mean(d["h"]) if self.axis == "h" else distinct2(d["tokens"])
+
+    def point(self, s, sample):
+        xs = [self.xq[s][p][0] for p in sample]
+        qs = [self.xq[s][p][1] for p in sample]
+        return mean(xs), mean(qs)
+
+    def curve(self, chain, sample):
+        pts = sorted(self.point(f"{chain}:temp@{fmt(t)}", sample) for t in CHAINS[chain][1])
+        return [p[0] for p in pts], [p[1] for p in pts]
+
+    def delta(self, s, sample, curves):
+        x, q = self.point(s, sample)
+        xs, ys = curves[s.split(":")[0]]
+        return q - interp(x, xs, ys)
+
+    def estimates(self, sample):
+        curves = {c: self.curve(c, sample) for c in CHAINS if f"{c}:temp@{fmt(CHAINS[c][1][0])}" in self.xq}
+        return {s: self.delta(s, sample, curves) for s in self.xq if ":temp@" not in s}
+
+    def bootstrap(self, seed=20261201):
+        import random
+        rng = random.Random(seed)
+        full = self.estimates(self.prompts)
+        boots = {s: [] for s in full}
+        for _ in range(N_BOOT):
+            sample = [rng.choice(self.prompts) for _ in self.prompts]
+            for s, d in self.estimates(sample).items():
+                boots[s].append(d)
+        return full, boots
+
+    def delta_min(self, chain):
+        """|Q(T_b + 0.05) - Q(T_b)| along the chain's curve, Q linear in T."""
+        base, temps = CHAINS[chain]
+        qs = [self.point(f"{chain}:temp@{fmt(t)}", self.prompts)[1] for t in temps]
+        return abs(interp(base + 0.05, temps, qs) - interp(base, temps, qs))
+
+
+def interval(vs):
+    v = sorted(vs)
+    return v[int(0.025 * len(v))], v[min(int(0.975 * len(v)), len(v) - 1)]
+
+
+def p_value(vs):
+    below = sum(1 for v in vs if v <= 0) / len(vs)
+    above = sum(1 for v in vs if v >= 0) / len(vs)
+    return max(min(1.0, 2 * min(below, above)), 1 / len(vs))
+
+
+def holm(ps, alpha=0.05):
+    """Which hypotheses Holm's step-down rejects, and the adjusted p-values."""
+    order = sorted(range(len(ps)), key=lambda i: ps[i])
+    adjusted, running, reject, stopped = [0.0] * len(ps), 0.0, [False] * len(ps), False
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (len(ps) - rank) * ps[i]))
+        adjusted[i] = running
+        if not stopped and ps[i] <= alpha / (len(ps) - rank):
+            reject[i] = True
+        else:
+            stopped = True
+    return reject, adjusted
+
+
+# ---------------------------------------------------------------- running
+
+def sha256(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def git_commit():
+    try:
+        return subprocess.run(["git", "-C", ROOT, "rev-parse", "HEAD"], capture_output=True, text=True,
+                              check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def engine(exe, model, scorer, plan_rows, prompts, out_gz, seed_base, extra=()):
+    with tempfile.TemporaryDirectory() as tmp:
+        plan = os.path.join(tmp, "plan.tsv")
+        write_plan(plan_rows, plan)
+        raw = os.path.join(tmp, "out.jsonl")
+        cmd = [exe, "-m", model, "--plan", plan, "--out", raw, "--seed-base", str(seed_base), *extra]
+        cmd += ["--factual", prompts] if prompts.endswith(".tsv") else ["--scorer", scorer, "--prompts", prompts]
+        print("+", " ".join(cmd), file=sys.stderr, flush=True)
+        subprocess.run(cmd, check=True)
+        with open(raw, "rb") as f, gzip.open(out_gz + ".part", "wb") as g:
+            g.write(f.read())
+    os.replace(out_gz + ".part", out_gz)
+
+
+def choose(dev_records):
+    """The two settings of each competitor with the largest dev distance,
+    among those inside the dev curve's diversity range (nearest fill in)."""
+    a = Analysis(dev_records)
+    full = a.estimates(a.prompts)
+    xs, _ = a.curve("D", a.prompts)
+    chosen = []
+    for kind, grid in GRIDS.items():
+        cands = []
+        for x, y in grid:
+            label = f"D:{kind}({fmt(x)},{fmt(y)})"
+            h = a.point(label, a.prompts)[0]
+            outside = max(xs[0] - h, h - xs[-1], 0.0)
+            cands.append((outside > 0, outside, -full[label], (kind, x, y)))
+        chosen += [c[3] for c in sorted(cands)[:2]]
+    return chosen
+
+
+def run(args):
+    out = os.path.join(RESULTS, args.generator)
+    os.makedirs(out, exist_ok=True)
+    stages = args.stage or ["dev", "a", "factual", "b"]
+    stamp_path = os.path.join(out, "stamp.json")
+    stamp = json.load(open(stamp_path)) if os.path.exists(stamp_path) else {}
+    stamp.update({"generator": args.generator, "model_sha256": sha256(args.model),
+                  "scorer_sha256": sha256(args.scorer), "llama_cpp": args.llama_cpp})
+    extra = ["-t", str(args.threads)]
+    for stage in stages:
+        path = os.path.join(out, f"{stage}.jsonl.gz")
+        if os.path.exists(path) and not args.force:
+            print(f"{path} exists, kept", file=sys.stderr)
+            continue
+        start = time.time()
+        if stage == "dev":
+            engine(args.exe, args.model, args.scorer, plan_dev(), os.path.join(PROMPTS, "open-dev.txt"), path,
+                   SEED_BASE["a"], extra)
+        else:
+            chosen = choose(read_records(os.path.join(out, "dev.jsonl.gz")))
+            rows = plan_b() if stage == "b" else plan_a(chosen)
+            prompts = "factual.tsv" if stage == "factual" else "open-test.txt"
+            engine(args.exe, args.model, args.scorer, rows, os.path.join(PROMPTS, prompts), path,
+                   SEED_BASE["b" if stage == "b" else "a"], extra)
+        stamp.setdefault("stages", {})[stage] = {"commit": git_commit(), "seconds": round(time.time() - start),
+                                                 "date": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())}
+        with open(stamp_path, "w") as f:
+            json.dump(stamp, f, indent=1)
+
+
+def smoke(args):
+    """A short run through the whole pipeline (CTest eval_smoke): 2 prompts,
+    a few settings, 6 tokens; checks that the records are complete and sane."""
+    os.makedirs(args.out, exist_ok=True)
+    rows = curve("D")[:2] + [scatter("D", "collision"), scatter("N", "creative"), competitor("D", "xtc", 0.5, 0.1),
+                             competitor("M", "adaptive-p", 0.5, 0.9), competitor("K", "dyn", 0.4, 1)]
+    lines = [line for line in open(os.path.join(PROMPTS, "open-test.txt")) if not line.startswith("#")][:2]
+    prompts = os.path.join(args.out, "prompts.txt")
+    with open(prompts, "w") as f:
+        f.writelines(lines)
+    path = os.path.join(args.out, "smoke.jsonl.gz")
+    engine(args.exe, args.model, args.scorer, rows, prompts, path, 1000, ["-n", "6", "--samples", "2"])
+    recs = read_records(path)
+    assert len(recs) == len(rows) * 2 * 2, len(recs)
+    for r in recs:
+        assert len(r["tokens"]) == len(r["H"]) == len(r["KL"]) == len(r["TKL"]) == 6, r
+        assert r["score_bytes"] > 0 and r["score_ll"] < 0, r
+        assert all(h >= 0 for h in r["H"]) and all(k >= 0 for k in r["KL"]), r
+        is_temp = ":temp@" in r["setting"]
+        assert all((t is None) == is_temp for t in r["TKL"]), r
+        assert all(t is None or t >= 0 for t in r["TKL"]), r
+    # dynamic temperature is a per-step temperature: its distance to one is ~0
+    dyn = [t for r in recs if "dyn" in r["setting"] for t in r["TKL"]]
+    assert max(dyn) < 1e-3, dyn
+    fact = os.path.join(args.out, "factual.jsonl.gz")
+    factual_lines = [line for line in open(os.path.join(PROMPTS, "factual.tsv")) if not line.startswith("#")][:3]
+    fpath = os.path.join(args.out, "factual.tsv")
+    with open(fpath, "w") as f:
+        f.writelines(factual_lines)
+    engine(args.exe, args.model, args.scorer, rows, fpath, fact, 1000, ["--samples", "2"])
+    for r in read_records(fact):
+        assert set(r["settings"]) == {row[0] for row in rows}, r
+        assert all(0.0 <= p <= 1.0 for p in r["settings"].values()), r
+    print(f"eval smoke: {len(recs)} records, factual ok")
+    print("1 passed, 0 failed")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run")
+    r.add_argument("--exe", required=True)
+    r.add_argument("--generator", required=True)
+    r.add_argument("--model", required=True)
+    r.add_argument("--scorer", required=True)
+    r.add_argument("--llama-cpp", default="0c1e570 (llama-cpp-python 0.3.36 sdist)")
+    r.add_argument("--stage", action="append", choices=["dev", "a", "factual", "b"])
+    r.add_argument("--threads", type=int, default=2)
+    r.add_argument("--force", action="store_true")
+    s = sub.add_parser("smoke")
+    s.add_argument("--exe", required=True)
+    s.add_argument("--model", required=True)
+    s.add_argument("--scorer", required=True)
+    s.add_argument("--out", required=True)
+    sub.add_parser("analyze")
+    args = ap.parse_args()
+    if args.cmd == "run":
+        run(args)
+    elif args.cmd == "smoke":
+        smoke(args)
+    else:
+        import report
+        report.main(RESULTS)
+
+
+if __name__ == "__main__":
+    main()
