@@ -3,9 +3,10 @@
 scatter-eval, chooses the competitors on dev prompts, and analyses the
 records (bootstrap intervals, Holm, the decision rule, plots).
 
+  evaluate.py all --exe SCATTER_EVAL      fetch both models, run every stage for both, analyze
   evaluate.py run --exe SCATTER_EVAL --generator NAME --model GGUF --scorer GGUF [--stage STAGE]
   evaluate.py analyze
-  evaluate.py smoke --exe SCATTER_EVAL --model GGUF --scorer GGUF --out DIR
+  evaluate.py smoke --exe SCATTER_EVAL --out DIR --model GGUF
 
 Records: eval/results/<generator>/{dev,a,b}.jsonl.gz (one JSON object per
 continuation) and factual.jsonl.gz; stamp.json says what produced them.
@@ -53,6 +54,7 @@ COMPARISONS = [  # (name, chain, setting, minus setting or None)
     ("C7", "M", "M:creative", None),
 ]
 N_BOOT = 2000
+LLAMA_CPP = "0c1e570 (vendor/llama.cpp of the llama-cpp-python 0.3.36 sdist)"
 
 
 def fmt(x):
@@ -330,6 +332,21 @@ def run(args):
             json.dump(stamp, f, indent=1)
 
 
+def fetch(script):
+    """The path a scripts/fetch-*.sh prints (it fetches and caches the model)."""
+    return subprocess.run(["bash", os.path.join(ROOT, "scripts", script)], capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
+def run_all(args):
+    gemma, smollm2 = fetch("fetch-model.sh"), fetch("fetch-smollm2.sh")
+    for name, model, scorer in (("gemma", gemma, smollm2), ("smollm2", smollm2, gemma)):
+        run(argparse.Namespace(exe=args.exe, generator=name, model=model, scorer=scorer, llama_cpp=args.llama_cpp,
+                               stage=None, threads=args.threads, force=False))
+    import report
+    report.main(RESULTS)
+
+
 def smoke(args):
     """A short run through the whole pipeline (CTest eval_smoke): 2 prompts,
     a few settings, 6 tokens; checks that the records are complete and sane."""
@@ -341,7 +358,8 @@ def smoke(args):
     with open(prompts, "w") as f:
         f.writelines(lines)
     path = os.path.join(args.out, "smoke.jsonl.gz")
-    engine(args.exe, args.model, args.scorer, rows, prompts, path, 1000, ["-n", "6", "--samples", "2"])
+    scorer = fetch("fetch-smollm2.sh")
+    engine(args.exe, args.model, scorer, rows, prompts, path, 1000, ["-n", "6", "--samples", "2"])
     recs = read_records(path)
     assert len(recs) == len(rows) * 2 * 2, len(recs)
     for r in recs:
@@ -359,7 +377,7 @@ def smoke(args):
     fpath = os.path.join(args.out, "factual.tsv")
     with open(fpath, "w") as f:
         f.writelines(factual_lines)
-    engine(args.exe, args.model, args.scorer, rows, fpath, fact, 1000, ["--samples", "2"])
+    engine(args.exe, args.model, scorer, rows, fpath, fact, 1000, ["--samples", "2"])
     for r in read_records(fact):
         assert set(r["settings"]) == {row[0] for row in rows}, r
         assert all(0.0 <= p <= 1.0 for p in r["settings"].values()), r
@@ -375,21 +393,26 @@ def main():
     r.add_argument("--generator", required=True)
     r.add_argument("--model", required=True)
     r.add_argument("--scorer", required=True)
-    r.add_argument("--llama-cpp", default="0c1e570 (llama-cpp-python 0.3.36 sdist)")
+    r.add_argument("--llama-cpp", default=LLAMA_CPP)
     r.add_argument("--stage", action="append", choices=["dev", "a", "factual", "b"])
     r.add_argument("--threads", type=int, default=2)
     r.add_argument("--force", action="store_true")
     s = sub.add_parser("smoke")
     s.add_argument("--exe", required=True)
-    s.add_argument("--model", required=True)
-    s.add_argument("--scorer", required=True)
     s.add_argument("--out", required=True)
+    s.add_argument("--model", required=True)
+    al = sub.add_parser("all")
+    al.add_argument("--exe", required=True)
+    al.add_argument("--llama-cpp", default=LLAMA_CPP)
+    al.add_argument("--threads", type=int, default=2)
     sub.add_parser("analyze")
     args = ap.parse_args()
     if args.cmd == "run":
         run(args)
     elif args.cmd == "smoke":
         smoke(args)
+    elif args.cmd == "all":
+        run_all(args)
     else:
         import report
         report.main(RESULTS)

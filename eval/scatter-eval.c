@@ -26,6 +26,10 @@
  * Precision: logits are f32 as llama.cpp hands them over; every sum,
  * softmax, entropy and KL here is computed in f64.
  *
+ * Threads: between two decodes, the sequences' steps and the scorer's rows
+ * run in parallel (OpenMP); each sequence owns its samplers, so the results
+ * do not depend on the number of threads.
+ *
  * Plan file: one setting per line, "LABEL<TAB>CHAIN<TAB>TEMP<TAB>SAMPLER",
  * CHAIN one of D (top_k 40, top_p 0.95, min_p 0.05), K (top_k 64), N (none),
  * M (min_p 0.1); SAMPLER one of
@@ -38,6 +42,7 @@
  * The sampler sits where llama.cpp's default chain puts it: after the
  * truncation samplers and before temperature (adaptive-p after it). */
 #include <math.h>
+#include <omp.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -485,14 +490,27 @@ static int score(model * sc, int n_batch, const char * prompt_text, char ** text
             rc = -1;
             break;
         }
-        int k = 0;
-        for (int i = first; i < last; i++) {
-            k += np - 1;
-            for (int j = 0; j < nc[i]; j++, k++) {
-                const float * row = llama_get_logits_ith(sc->ctx, k);
-                ll[i] += row[ctoks[i][j]] - lse_of(row, sc->n_vocab, NULL);
+        /* continuation token j of text i is predicted by the batch entry
+         * before it; the rows are looked up first (the lookup is not
+         * thread-safe), then the log-probabilities computed in parallel */
+        static const float * rows[SCORE_BATCH];
+        static llama_token target[SCORE_BATCH];
+        static double lp[SCORE_BATCH];
+        int n_rows = 0;
+        for (int i = first, offset = 0; i < last; offset += np + nc[i], i++) {
+            for (int j = 0; j < nc[i]; j++, n_rows++) {
+                rows[n_rows] = llama_get_logits_ith(sc->ctx, offset + np - 1 + j);
+                target[n_rows] = ctoks[i][j];
             }
-            k++; /* the continuation's last token predicts nothing */
+        }
+#pragma omp parallel for schedule(dynamic)
+        for (int k = 0; k < n_rows; k++) {
+            lp[k] = rows[k][target[k]] - lse_of(rows[k], sc->n_vocab, NULL);
+        }
+        for (int i = first, k = 0; i < last; i++) {
+            for (int j = 0; j < nc[i]; j++, k++) {
+                ll[i] += lp[k];
+            }
         }
         first = last;
     }
@@ -524,7 +542,8 @@ typedef struct run {
     model gen, sc;
     int has_scorer;
     unsigned char * eog;
-    scratch w;
+    scratch * w; /* one per thread */
+    int n_workers;
     FILE * out;
     long decoded, logical; /* tokens decoded, and without shared slots */
 } run;
@@ -569,11 +588,20 @@ static int run_group(run * r, const prompt * p, int prompt_index, sequence * seq
         slot[i] = 0;
     }
     for (int t = 0; t < o->n_tokens; t++) {
+        const float * raw[MAX_GROUP];
+        double lse[MAX_GROUP];
+        for (int k = 0; k < n_slots; k++) {
+            raw[k] = llama_get_logits_ith(r->gen.ctx, row[k]);
+        }
+#pragma omp parallel for schedule(dynamic)
+        for (int k = 0; k < n_slots; k++) {
+            lse[k] = lse_of(raw[k], r->gen.n_vocab, r->eog);
+        }
+#pragma omp parallel for schedule(dynamic)
         for (int i = 0; i < n; i++) {
-            const float * raw = llama_get_logits_ith(r->gen.ctx, row[slot[i]]);
-            const double lse = lse_of(raw, r->gen.n_vocab, r->eog);
-            const step_result sr =
-                sample_step(raw, r->gen.n_vocab, lse, r->eog, seqs[i].s, seqs[i].chain, seqs[i].seed, t, &r->w);
+            const int k = slot[i];
+            const step_result sr = sample_step(raw[k], r->gen.n_vocab, lse[k], r->eog, seqs[i].s, seqs[i].chain,
+                                               seqs[i].seed, t, &r->w[omp_get_thread_num()]);
             seqs[i].tokens[t] = sr.token;
             seqs[i].h[t] = sr.h;
             seqs[i].kl[t] = sr.kl;
@@ -725,9 +753,9 @@ static int run_factual(run * r, const prompt * prompts, int n_prompts, const set
                 struct llama_sampler * scatter;
                 struct llama_sampler * chain = make_chain(&settings[s], sample_seed(o, p, j), &scatter);
                 for (int i = 0; i < r->gen.n_vocab; i++) {
-                    r->w.cand[i] = (llama_token_data){ i, r->eog[i] ? -INFINITY : raw[i], 0.0f };
+                    r->w[0].cand[i] = (llama_token_data){ i, r->eog[i] ? -INFINITY : raw[i], 0.0f };
                 }
-                llama_token_data_array arr = { r->w.cand, (size_t) r->gen.n_vocab, -1, false };
+                llama_token_data_array arr = { r->w[0].cand, (size_t) r->gen.n_vocab, -1, false };
                 llama_sampler_apply(chain, &arr);
                 llama_sampler_free(chain);
                 double max = -INFINITY, z = 0.0, hit = 0.0;
@@ -780,10 +808,16 @@ int main(int argc, char ** argv) {
     }
     const int nv = r.gen.n_vocab;
     r.eog = calloc((size_t) nv, 1);
-    r.w = (scratch){ malloc((size_t) nv * sizeof *r.w.cand), malloc((size_t) nv * sizeof *r.w.trunc),
-                     malloc((size_t) nv * sizeof *r.w.x) };
+    r.n_workers = omp_get_max_threads();
+    r.w = calloc((size_t) r.n_workers, sizeof *r.w);
+    int ok = r.w != NULL;
+    for (int k = 0; ok && k < r.n_workers; k++) {
+        r.w[k] = (scratch){ malloc((size_t) nv * sizeof *r.w[k].cand), malloc((size_t) nv * sizeof *r.w[k].trunc),
+                            malloc((size_t) nv * sizeof *r.w[k].x) };
+        ok = r.w[k].cand && r.w[k].trunc && r.w[k].x;
+    }
     r.out = fopen(o.out, "w");
-    if (!r.eog || !r.w.cand || !r.w.trunc || !r.w.x || !r.out) {
+    if (!r.eog || !ok || !r.out) {
         fprintf(stderr, "setup failed (%s)\n", o.out);
         return 1;
     }
@@ -799,9 +833,12 @@ int main(int argc, char ** argv) {
     }
     fclose(r.out);
     free(r.eog);
-    free(r.w.cand);
-    free(r.w.trunc);
-    free(r.w.x);
+    for (int k = 0; k < r.n_workers; k++) {
+        free(r.w[k].cand);
+        free(r.w[k].trunc);
+        free(r.w[k].x);
+    }
+    free(r.w);
     llama_free(r.gen.ctx);
     llama_model_free(r.gen.model);
     if (r.has_scorer) {

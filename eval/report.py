@@ -1,0 +1,337 @@
+"""The analysis of EVALUATION.md Part 2, from the records under
+eval/results/<generator>/: distances from the temperature curves with
+bootstrap intervals, Holm over the pre-declared comparisons, the decision
+rule, secondary tables, and SVG plots. Writes eval/results/report.md,
+eval/results/summary.json and eval/results/*.svg. Standard library only."""
+
+import json
+import math
+import os
+
+from evaluate import (CHAINS, COMPARISONS, N_BOOT, Analysis, distinct2, holm, interval, mean, p_value, read_records,
+                      repeated4)
+
+COLORS = {"D": "#1f77b4", "K": "#2ca02c", "N": "#d62728", "M": "#9467bd"}
+
+
+def comparison_values(full, boots, comp):
+    _, _, s, minus = comp
+    if s not in full or (minus and minus not in full):
+        return None, None
+    if minus:
+        return full[s] - full[minus], [a - b for a, b in zip(boots[s], boots[minus])]
+    return full[s], boots[s]
+
+
+def verdicts(a, fa, ba, fb, bb):
+    """The decision rule of EVALUATION.md, for one generator."""
+    rows, ps = [], []
+    for comp in COMPARISONS:
+        est, bs = comparison_values(fa, ba, comp)
+        rows.append({"id": comp[0], "chain": comp[1], "setting": comp[2], "minus": comp[3], "delta": est,
+                     "ci": interval(bs) if bs else None, "p": p_value(bs) if bs else None})
+        ps.append(rows[-1]["p"] if bs else 1.0)
+    reject, adjusted = holm(ps)
+    for r, rej, adj, comp in zip(rows, reject, adjusted, COMPARISONS):
+        r["holm_p"], r["holm_significant"] = adj, rej and r["delta"] is not None
+        r["delta_min"] = a.delta_min(r["chain"])
+        if fb is not None:
+            est, bs = comparison_values(fb, bb, comp)
+            r["b_delta"], r["b_ci"] = est, interval(bs) if bs else None
+        else:
+            r["b_delta"], r["b_ci"] = None, None
+
+    def replicated(r, sign):
+        return r["b_ci"] is not None and (r["b_ci"][0] > 0 if sign > 0 else r["b_ci"][1] < 0)
+
+    chains = {}
+    for chain in CHAINS:
+        mine = [r for r in rows if r["chain"] == chain and r["minus"] is None]
+        up = [r for r in mine if r["holm_significant"] and r["delta"] >= r["delta_min"] and replicated(r, +1)]
+        down = [r for r in mine if r["holm_significant"] and r["delta"] <= -r["delta_min"] and replicated(r, -1)]
+        pending = [r for r in mine if r["holm_significant"] and abs(r["delta"]) >= r["delta_min"]
+                   and r["b_ci"] is None]
+        chains[chain] = ("worth using" if up else "harmful" if down else
+                         "pending seed set B" if pending else "a temperature knob")
+    c4 = next(r for r in rows if r["id"] == "C4")
+    if c4["delta"] is None:
+        claim = "not run"
+    elif c4["holm_significant"] and abs(c4["delta"]) >= c4["delta_min"]:
+        sign = 1 if c4["delta"] > 0 else -1
+        claim = ("pending seed set B" if c4["b_ci"] is None else
+                 ("supported" if sign > 0 else "contradicted") if replicated(c4, sign) else "not shown")
+    else:
+        claim = "not shown"
+    return rows, chains, claim
+
+
+# ---------------------------------------------------------------- tables
+
+def f3(x):
+    return "—" if x is None else f"{x:+.4f}"
+
+
+def ci(c):
+    return "—" if c is None else f"[{c[0]:+.4f}, {c[1]:+.4f}]"
+
+
+def settings_table(a, full, boots, factual, extras):
+    lines = ["| setting | H (nats) | Q (nats/byte) | Δ | 95 % CI | distinct-2 | KL(π‖model) | TKL median | TKL p90 | "
+             "P(answer) | fired | mean strength |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for s in sorted(a.pp, key=lambda s: (s.split(":")[0], ":temp@" not in s, s)):
+        by = a.pp[s]
+        x, q = a.point(s, a.prompts)
+        tkl = sorted(t for p in by for t in by[p]["tkl"])
+        d2 = mean([extras["d2"][s][p] for p in a.prompts])
+        kl = mean([mean(by[p]["kl"]) for p in a.prompts])
+        fired = sum(by[p]["fired"] for p in by)
+        applied = sum(by[p]["applied"] for p in by)
+        scattered = sum(by[p]["scattered"] for p in by)
+        strength = sum(by[p]["strength"] for p in by)
+        xs, _ = a.curve(s.split(":")[0], a.prompts)
+        off = " (off the curve)" if ":temp@" not in s and not xs[0] <= x <= xs[-1] else ""
+        lines.append("| {} | {:.3f} | {:.4f} | {} | {} | {:.3f} | {:.3f} | {} | {} | {} | {} | {} |".format(
+            s, x, q, f3(full.get(s)) + off, ci(interval(boots[s])) if s in boots else "—", d2, kl,
+            f"{tkl[len(tkl) // 2]:.5f}" if tkl else "—", f"{tkl[int(0.9 * len(tkl))]:.5f}" if tkl else "—",
+            f"{factual[s]:.3f}" if s in factual else "—",
+            f"{fired / applied:.3f}" if applied else "—", f"{strength / scattered:.3f}" if scattered else "—"))
+    return lines
+
+
+def comparisons_table(rows):
+    lines = ["| # | comparison | Δ (seed set A) | 95 % CI | p | Holm p | significant | δ (0.05 of T) | "
+             "Δ (seed set B) | 95 % CI (B) |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        name = r["setting"] + (f" − {r['minus']}" if r["minus"] else " − curve")
+        lines.append("| {} | {} | {} | {} | {} | {} | {} | {:.4f} | {} | {} |".format(
+            r["id"], name, f3(r["delta"]), ci(r["ci"]), "—" if r["p"] is None else f"{r['p']:.4f}",
+            f"{r['holm_p']:.4f}", "yes" if r["holm_significant"] else "no", r["delta_min"], f3(r["b_delta"]),
+            ci(r["b_ci"])))
+    return lines
+
+
+# ---------------------------------------------------------------- plots (SVG)
+
+class Svg:
+    def __init__(self, w, h, title):
+        self.w, self.h, self.parts = w, h, []
+        self.text(w / 2, 18, title, size=14, anchor="middle")
+
+    def text(self, x, y, s, size=11, anchor="start", color="#000"):
+        s = s.replace("&", "&amp;").replace("<", "&lt;")
+        self.parts.append(f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" text-anchor="{anchor}" '
+                          f'fill="{color}" font-family="sans-serif">{s}</text>')
+
+    def line(self, x1, y1, x2, y2, color="#000", width=1, dash=None):
+        d = f' stroke-dasharray="{dash}"' if dash else ""
+        self.parts.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="{color}" '
+                          f'stroke-width="{width}"{d}/>')
+
+    def rect(self, x, y, w, h, color, opacity=1.0):
+        self.parts.append(f'<rect x="{x:.1f}" y="{y:.1f}" width="{max(w, 0):.1f}" height="{max(h, 0):.1f}" '
+                          f'fill="{color}" fill-opacity="{opacity}"/>')
+
+    def circle(self, x, y, r, color, fill=True):
+        f = color if fill else "none"
+        self.parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{r}" fill="{f}" stroke="{color}"/>')
+
+    def save(self, path):
+        with open(path, "w") as f:
+            f.write(f'<svg xmlns="http://www.w3.org/2000/svg" width="{self.w}" height="{self.h}">'
+                    f'<rect width="100%" height="100%" fill="white"/>' + "".join(self.parts) + "</svg>\n")
+
+
+class Axes:
+    def __init__(self, svg, x0, y0, w, h, xr, yr, xlabel, ylabel):
+        self.svg, self.x0, self.y0, self.w, self.h, self.xr, self.yr = svg, x0, y0, w, h, xr, yr
+        svg.line(x0, y0 + h, x0 + w, y0 + h)
+        svg.line(x0, y0, x0, y0 + h)
+        for i in range(5):
+            xv = xr[0] + (xr[1] - xr[0]) * i / 4
+            yv = yr[0] + (yr[1] - yr[0]) * i / 4
+            svg.text(self.x(xv), y0 + h + 14, f"{xv:.3g}", size=9, anchor="middle")
+            svg.text(x0 - 4, self.y(yv) + 3, f"{yv:.3g}", size=9, anchor="end")
+        svg.text(x0 + w / 2, y0 + h + 28, xlabel, size=10, anchor="middle")
+        svg.text(x0, y0 - 6, ylabel, size=10)
+
+    def x(self, v):
+        return self.x0 + (v - self.xr[0]) / (self.xr[1] - self.xr[0] or 1) * self.w
+
+    def y(self, v):
+        return self.y0 + self.h - (v - self.yr[0]) / (self.yr[1] - self.yr[0] or 1) * self.h
+
+
+def padded(vals, pad=0.08):
+    lo, hi = min(vals), max(vals)
+    d = (hi - lo) or 1.0
+    return lo - pad * d, hi + pad * d
+
+
+def plot_curves(gen, a, boots_xq, path):
+    """Quality against diversity per chain: the temperature curve and the
+    settings, with 95 % bootstrap intervals on both axes."""
+    svg = Svg(980, 760, f"{gen}: quality (scorer nats/byte) against diversity (entropy, nats), per chain")
+    for n, chain in enumerate(CHAINS):
+        names = [s for s in a.pp if s.startswith(chain + ":")]
+        if not names:
+            continue
+        pts = {s: a.point(s, a.prompts) for s in names}
+        lo_hi = {s: (interval([b[0] for b in boots_xq[s]]), interval([b[1] for b in boots_xq[s]])) for s in names}
+        ax = Axes(svg, 70 + (n % 2) * 470, 60 + (n // 2) * 350, 400, 270,
+                  padded([v for s in names for v in lo_hi[s][0]]), padded([v for s in names for v in lo_hi[s][1]]),
+                  "mean entropy of the sampling distribution (nats)", f"chain {chain}: Q (nats/byte)")
+        curve = sorted(pts[s] for s in names if ":temp@" in s)
+        for (x1, y1), (x2, y2) in zip(curve, curve[1:]):
+            svg.line(ax.x(x1), ax.y(y1), ax.x(x2), ax.y(y2), "#777", 2)
+        for s in names:
+            x, y = pts[s]
+            (xl, xh), (yl, yh) = lo_hi[s]
+            temp = ":temp@" in s
+            color = "#777" if temp else COLORS[chain] if any(k in s for k in ("creative", "adaptive", "collision",
+                                                                              "subtle", "fixed")) else "#e69500"
+            svg.line(ax.x(xl), ax.y(y), ax.x(xh), ax.y(y), color)
+            svg.line(ax.x(x), ax.y(yl), ax.x(x), ax.y(yh), color)
+            svg.circle(ax.x(x), ax.y(y), 3, color, fill=not temp)
+            svg.text(ax.x(x) + 4, ax.y(y) - 4, s.split(":", 1)[1], size=8, color=color)
+    svg.save(path)
+
+
+def plot_forest(gen, a, full, boots, deltas_min, path):
+    names = [s for s in sorted(full) if s in boots]
+    svg = Svg(760, 60 + 18 * len(names) + 50, f"{gen}: distance from the temperature curve (Δ, nats/byte), 95 % CI")
+    lo = min(min(interval(boots[s])[0] for s in names), -max(deltas_min.values()))
+    hi = max(max(interval(boots[s])[1] for s in names), max(deltas_min.values()))
+    ax = Axes(svg, 250, 40, 470, 18 * len(names), padded([lo, hi]), (0, len(names)), "Δ (nats/byte)", "")
+    dm = deltas_min["D"]
+    svg.rect(ax.x(-dm), 40, ax.x(dm) - ax.x(-dm), 18 * len(names), "#cccccc", 0.5)
+    svg.line(ax.x(0), 40, ax.x(0), 40 + 18 * len(names), "#000", 1, "3,3")
+    for i, s in enumerate(names):
+        y = 40 + 18 * i + 9
+        l, h = interval(boots[s])
+        chain = s.split(":")[0]
+        svg.text(245, y + 4, s, size=10, anchor="end")
+        svg.line(ax.x(l), y, ax.x(h), y, COLORS[chain], 2)
+        svg.circle(ax.x(full[s]), y, 3.5, COLORS[chain])
+    svg.text(250, 40 + 18 * len(names) + 42, f"grey band: ±δ of chain D ({dm:.4f}), what 0.05 of temperature does",
+             size=9)
+    svg.save(path)
+
+
+def plot_tkl(gen, a, path):
+    """Histogram of the per-step distance to temperature (log10 bins)."""
+    groups = {}
+    for s, by in a.pp.items():
+        if any(k in s for k in ("creative", "adaptive", "collision")) and "fixed" not in s:
+            groups[s] = [t for p in by for t in by[p]["tkl"]]
+    bins = [x / 4 for x in range(-32, 1)]  # log10 from 1e-8 to 1
+    svg = Svg(980, 120 + 110 * ((len(groups) + 1) // 2), f"{gen}: per-step min over T of KL(scatter ‖ temperature T)")
+    for n, (s, vals) in enumerate(sorted(groups.items())):
+        counts = [0] * len(bins)
+        for v in vals:
+            k = int((math.log10(max(v, 1e-8)) + 8) * 4)
+            counts[min(max(k, 0), len(bins) - 1)] += 1
+        top = max(counts) or 1
+        x0, y0 = 70 + (n % 2) * 470, 50 + (n // 2) * 110
+        ax = Axes(svg, x0, y0, 400, 70, (-8, 0.25), (0, top / len(vals)), "log10 nats", s)
+        for k, c in enumerate(counts):
+            svg.rect(ax.x(bins[k]), ax.y(c / len(vals)), ax.x(bins[k] + 0.25) - ax.x(bins[k]) - 1,
+                     ax.y(0) - ax.y(c / len(vals)), COLORS[s.split(":")[0]])
+    svg.save(path)
+
+
+def plot_repetition(gen, a, path):
+    names = [s for s in a.pp if s.startswith("D:")]
+    series = {}
+    for s in names:
+        reps = [repeated4(t) for p in a.pp[s] for t in a.pp[s][p]["tokens"]]
+        series[s] = [mean([r[i] for r in reps]) for i in range(len(reps[0]))]
+    top = max(max(v) for v in series.values()) or 1.0
+    svg = Svg(760, 420, f"{gen}: chain D, share of continuations repeating an earlier 4-gram at each position")
+    ax = Axes(svg, 70, 50, 480, 300, (0, len(next(iter(series.values()))) - 1), (0, top), "token position",
+              "repeated-4-gram rate")
+    palette = ["#444", "#1f77b4", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22",
+               "#17becf", "#e69500"]
+    shown = [s for s in sorted(names) if ":temp@" in s and s.endswith(("0.6", "0.8", "1.2"))]
+    shown += [s for s in sorted(names) if any(k in s for k in ("creative", "adaptive-absorb", "collision"))]
+    for i, s in enumerate(shown):
+        c = palette[i % len(palette)]
+        v = series[s]
+        for k in range(len(v) - 1):
+            svg.line(ax.x(k), ax.y(v[k]), ax.x(k + 1), ax.y(v[k + 1]), c, 1.5)
+        svg.text(560, 60 + 14 * i, s, size=10, color=c)
+    svg.save(path)
+
+
+# ---------------------------------------------------------------- main
+
+def boots_points(a):
+    """Per setting, bootstrap resamples of (mean H, mean Q), the same
+    resamples as Analysis.bootstrap."""
+    import random
+    rng = random.Random(20261201)
+    out = {s: [] for s in a.xq}
+    for _ in range(N_BOOT):
+        sample = [rng.choice(a.prompts) for _ in a.prompts]
+        for s in a.xq:
+            out[s].append(a.point(s, sample))
+    return out
+
+
+def main(results):
+    report = ["# Evaluation results (generated by `eval/evaluate.py analyze`; do not edit)", ""]
+    summary = {}
+    for gen in sorted(os.listdir(results)):
+        d = os.path.join(results, gen)
+        if not os.path.isfile(os.path.join(d, "a.jsonl.gz")):
+            continue
+        stamp = json.load(open(os.path.join(d, "stamp.json")))
+        recs_a = read_records(os.path.join(d, "a.jsonl.gz"))
+        a = Analysis(recs_a)
+        full, boots = a.bootstrap()
+        b_path = os.path.join(d, "b.jsonl.gz")
+        fb = bb = None
+        if os.path.isfile(b_path):
+            fb, bb = Analysis(read_records(b_path)).bootstrap()
+        rows, chains, claim = verdicts(a, full, boots, fb, bb)
+        factual = {}
+        f_path = os.path.join(d, "factual.jsonl.gz")
+        if os.path.isfile(f_path):
+            fr = read_records(f_path)
+            for s in fr[0]["settings"]:
+                factual[s] = mean([r["settings"][s] for r in fr])
+            factual["(model)"] = mean([r["model_p"] for r in fr])
+        d2 = {s: {p: distinct2(a.pp[s][p]["tokens"]) for p in a.pp[s]} for s in a.pp}
+        a_d2 = Analysis(recs_a, axis="d2")
+        full_d2, boots_d2 = a_d2.bootstrap()
+        deltas_min = {c: a.delta_min(c) for c in CHAINS}
+        report += [f"## {gen}", "", "Stamp: `" + json.dumps(stamp) + "`", "",
+                   "### Pre-declared comparisons (seed set A; B where run)", ""]
+        report += comparisons_table(rows)
+        report += ["", "### Verdicts", ""]
+        report += [f"- chain {c}: **{v}**" for c, v in chains.items()]
+        report += [f"- C4 (collision beats a constant blur of the same mean strength): **{claim}**", ""]
+        report += ["### Every setting (seed set A, 48 test prompts × 4 continuations × 40 tokens)", ""]
+        report += settings_table(a, full, boots, factual, {"d2": d2})
+        if factual:
+            report += ["", f"Model's own mean probability of the answer token: {factual['(model)']:.3f}."]
+        report += ["", "### Secondary: distances on the distinct-2 axis (Δ in Q at equal distinct-2)", "",
+                   "| setting | Δ | 95 % CI |", "|---|---|---|"]
+        report += [f"| {s} | {f3(full_d2[s])} | {ci(interval(boots_d2[s]))} |" for s in sorted(full_d2)]
+        report.append("")
+        plot_curves(gen, a, boots_points(a), os.path.join(results, f"{gen}-curves.svg"))
+        plot_forest(gen, a, full, boots, deltas_min, os.path.join(results, f"{gen}-forest.svg"))
+        plot_tkl(gen, a, os.path.join(results, f"{gen}-tkl.svg"))
+        plot_repetition(gen, a, os.path.join(results, f"{gen}-repetition.svg"))
+        summary[gen] = {"stamp": stamp, "comparisons": rows, "verdicts": chains, "c4": claim,
+                        "delta_min": deltas_min,
+                        "settings": {s: {"delta": full[s], "ci": interval(boots[s])} for s in full}}
+    with open(os.path.join(results, "report.md"), "w") as f:
+        f.write("\n".join(report) + "\n")
+    with open(os.path.join(results, "summary.json"), "w") as f:
+        json.dump(summary, f, indent=1)
+    print("\n".join(report))
+
+
+if __name__ == "__main__":
+    import sys
+    main(sys.argv[1])
