@@ -54,6 +54,7 @@ COMPARISONS = [  # (name, chain, setting, minus setting or None)
     ("C7", "M", "M:creative", None),
 ]
 N_BOOT = 2000
+CHUNK = 8  # open-ended prompts per engine run: a stage resumes from its finished chunks
 LLAMA_CPP = "0c1e570 (vendor/llama.cpp of the llama-cpp-python 0.3.36 sdist)"
 
 
@@ -205,9 +206,12 @@ class Analysis:
         xs, ys = curves[s.split(":")[0]]
         return q - interp(x, xs, ys)
 
+    def has_chain(self, chain):
+        return all(f"{chain}:temp@{fmt(t)}" in self.xq for t in CHAINS[chain][1])
+
     def estimates(self, sample):
-        curves = {c: self.curve(c, sample) for c in CHAINS if f"{c}:temp@{fmt(CHAINS[c][1][0])}" in self.xq}
-        return {s: self.delta(s, sample, curves) for s in self.xq if ":temp@" not in s}
+        curves = {c: self.curve(c, sample) for c in CHAINS if self.has_chain(c)}
+        return {s: self.delta(s, sample, curves) for s in self.xq if ":temp@" not in s and s.split(":")[0] in curves}
 
     def bootstrap(self, seed=20261201):
         import random
@@ -221,7 +225,10 @@ class Analysis:
         return full, boots
 
     def delta_min(self, chain):
-        """|Q(T_b + 0.05) - Q(T_b)| along the chain's curve, Q linear in T."""
+        """|Q(T_b + 0.05) - Q(T_b)| along the chain's curve, Q linear in T
+        (None when the chain did not run)."""
+        if not self.has_chain(chain):
+            return None
         base, temps = CHAINS[chain]
         qs = [self.point(f"{chain}:temp@{fmt(t)}", self.prompts)[1] for t in temps]
         return abs(interp(base + 0.05, temps, qs) - interp(base, temps, qs))
@@ -271,6 +278,7 @@ def git_commit():
 
 
 def engine(exe, model, scorer, plan_rows, prompts, out_gz, seed_base, extra=()):
+    """One scatter-eval run into out_gz (factual prompts when prompts is a .tsv)."""
     with tempfile.TemporaryDirectory() as tmp:
         plan = os.path.join(tmp, "plan.tsv")
         write_plan(plan_rows, plan)
@@ -279,9 +287,35 @@ def engine(exe, model, scorer, plan_rows, prompts, out_gz, seed_base, extra=()):
         cmd += ["--factual", prompts] if prompts.endswith(".tsv") else ["--scorer", scorer, "--prompts", prompts]
         print("+", " ".join(cmd), file=sys.stderr, flush=True)
         subprocess.run(cmd, check=True)
-        with open(raw, "rb") as f, gzip.open(out_gz + ".part", "wb") as g:
+        with open(raw, "rb") as f, gzip.open(out_gz + ".tmp", "wb") as g:
             g.write(f.read())
-    os.replace(out_gz + ".part", out_gz)
+    os.replace(out_gz + ".tmp", out_gz)
+
+
+def engine_chunked(exe, model, scorer, plan_rows, prompts, out_gz, seed_base, extra, parts):
+    """engine() on CHUNK prompts at a time, each chunk kept as
+    <stage>-pNNN.jsonl.gz until all are done, then joined into out_gz: an
+    interrupted stage (a session's end) resumes where it stopped. parts
+    records each chunk's commit and seconds."""
+    n = sum(1 for line in open(prompts) if line.strip() and not line.startswith("#"))
+    chunks = []
+    for first in range(0, n, CHUNK):
+        chunk = out_gz.replace(".jsonl.gz", f"-p{first:03d}.jsonl.gz")
+        chunks.append(chunk)
+        if os.path.exists(chunk):
+            continue
+        start = time.time()
+        engine(exe, model, scorer, plan_rows, prompts, chunk, seed_base,
+               [*extra, "--first", str(first), "--count", str(CHUNK)])
+        parts[str(first)] = {"commit": git_commit(), "seconds": round(time.time() - start)}
+        yield
+    with gzip.open(out_gz + ".tmp", "wb") as g:
+        for chunk in chunks:
+            with gzip.open(chunk, "rb") as f:
+                g.write(f.read())
+    os.replace(out_gz + ".tmp", out_gz)
+    for chunk in chunks:
+        os.remove(chunk)
 
 
 def choose(dev_records):
@@ -311,25 +345,33 @@ def run(args):
     stamp.update({"generator": args.generator, "model_sha256": sha256(args.model),
                   "scorer_sha256": sha256(args.scorer), "llama_cpp": args.llama_cpp})
     extra = ["-t", str(args.threads)]
+    def save():
+        with open(stamp_path, "w") as f:
+            json.dump(stamp, f, indent=1)
+
     for stage in stages:
         path = os.path.join(out, f"{stage}.jsonl.gz")
         if os.path.exists(path) and not args.force:
             print(f"{path} exists, kept", file=sys.stderr)
             continue
-        start = time.time()
-        if stage == "dev":
-            engine(args.exe, args.model, args.scorer, plan_dev(), os.path.join(PROMPTS, "open-dev.txt"), path,
+        info = stamp.setdefault("stages", {}).setdefault(stage, {})
+        if stage == "factual":
+            start = time.time()
+            rows = plan_a(choose(read_records(os.path.join(out, "dev.jsonl.gz"))))
+            engine(args.exe, args.model, args.scorer, rows, os.path.join(PROMPTS, "factual.tsv"), path,
                    SEED_BASE["a"], extra)
+            info.update({"commit": git_commit(), "seconds": round(time.time() - start)})
         else:
-            chosen = choose(read_records(os.path.join(out, "dev.jsonl.gz")))
-            rows = plan_b() if stage == "b" else plan_a(chosen)
-            prompts = "factual.tsv" if stage == "factual" else "open-test.txt"
-            engine(args.exe, args.model, args.scorer, rows, os.path.join(PROMPTS, prompts), path,
-                   SEED_BASE["b" if stage == "b" else "a"], extra)
-        stamp.setdefault("stages", {})[stage] = {"commit": git_commit(), "seconds": round(time.time() - start),
-                                                 "date": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())}
-        with open(stamp_path, "w") as f:
-            json.dump(stamp, f, indent=1)
+            rows = (plan_dev() if stage == "dev" else plan_b() if stage == "b" else
+                    plan_a(choose(read_records(os.path.join(out, "dev.jsonl.gz")))))
+            prompts = os.path.join(PROMPTS, "open-dev.txt" if stage == "dev" else "open-test.txt")
+            parts = info.setdefault("parts", {})
+            for _ in engine_chunked(args.exe, args.model, args.scorer, rows, prompts, path,
+                                    SEED_BASE["b" if stage == "b" else "a"], extra, parts):
+                save()
+            info["seconds"] = sum(p["seconds"] for p in parts.values())
+        info["date"] = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
+        save()
 
 
 def fetch(script):

@@ -46,7 +46,10 @@ def verdicts(a, fa, ba, fb, bb):
 
     chains = {}
     for chain in CHAINS:
-        mine = [r for r in rows if r["chain"] == chain and r["minus"] is None]
+        if not a.has_chain(chain):
+            chains[chain] = "not run"
+            continue
+        mine = [r for r in rows if r["chain"] == chain and r["minus"] is None and r["delta"] is not None]
         up = [r for r in mine if r["holm_significant"] and r["delta"] >= r["delta_min"] and replicated(r, +1)]
         down = [r for r in mine if r["holm_significant"] and r["delta"] <= -r["delta_min"] and replicated(r, -1)]
         pending = [r for r in mine if r["holm_significant"] and abs(r["delta"]) >= r["delta_min"]
@@ -54,7 +57,7 @@ def verdicts(a, fa, ba, fb, bb):
         chains[chain] = ("worth using" if up else "harmful" if down else
                          "pending seed set B" if pending else "a temperature knob")
     c4 = next(r for r in rows if r["id"] == "C4")
-    if c4["delta"] is None:
+    if c4["delta"] is None or c4["delta_min"] is None:
         claim = "not run"
     elif c4["holm_significant"] and abs(c4["delta"]) >= c4["delta_min"]:
         sign = 1 if c4["delta"] > 0 else -1
@@ -88,7 +91,8 @@ def settings_table(a, full, boots, factual, extras):
         applied = sum(by[p]["applied"] for p in by)
         scattered = sum(by[p]["scattered"] for p in by)
         strength = sum(by[p]["strength"] for p in by)
-        xs, _ = a.curve(s.split(":")[0], a.prompts)
+        chain = s.split(":")[0]
+        xs = a.curve(chain, a.prompts)[0] if a.has_chain(chain) else [x, x]
         off = " (off the curve)" if ":temp@" not in s and not xs[0] <= x <= xs[-1] else ""
         lines.append("| {} | {:.3f} | {:.4f} | {} | {} | {:.3f} | {:.3f} | {} | {} | {} | {} | {} |".format(
             s, x, q, f3(full.get(s)) + off, ci(interval(boots[s])) if s in boots else "—", d2, kl,
@@ -103,9 +107,10 @@ def comparisons_table(rows):
              "Δ (seed set B) | 95 % CI (B) |", "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         name = r["setting"] + (f" − {r['minus']}" if r["minus"] else " − curve")
-        lines.append("| {} | {} | {} | {} | {} | {} | {} | {:.4f} | {} | {} |".format(
+        lines.append("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |".format(
             r["id"], name, f3(r["delta"]), ci(r["ci"]), "—" if r["p"] is None else f"{r['p']:.4f}",
-            f"{r['holm_p']:.4f}", "yes" if r["holm_significant"] else "no", r["delta_min"], f3(r["b_delta"]),
+            f"{r['holm_p']:.4f}", "yes" if r["holm_significant"] else "no", "—" if r["delta_min"] is None else
+            f"{r['delta_min']:.4f}", f3(r["b_delta"]),
             ci(r["b_ci"])))
     return lines
 
@@ -303,7 +308,7 @@ def main(results):
         d2 = {s: {p: distinct2(a.pp[s][p]["tokens"]) for p in a.pp[s]} for s in a.pp}
         a_d2 = Analysis(recs_a, axis="d2")
         full_d2, boots_d2 = a_d2.bootstrap()
-        deltas_min = {c: a.delta_min(c) for c in CHAINS}
+        deltas_min = {c: a.delta_min(c) for c in CHAINS if a.has_chain(c)}
         report += [f"## {gen}", "", "Stamp: `" + json.dumps(stamp) + "`", "",
                    "### Pre-declared comparisons (seed set A; B where run)", ""]
         report += comparisons_table(rows)

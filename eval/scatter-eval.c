@@ -60,7 +60,7 @@ enum { SCORE_BATCH = 1024, SCORE_SEQS = 64 };
 
 typedef struct options {
     const char * model, * scorer, * plan, * prompts, * factual, * out;
-    int n_tokens, n_samples, n_threads, group;
+    int n_tokens, n_samples, n_threads, group, first, count;
     uint32_t seed_base;
 } options;
 
@@ -72,12 +72,14 @@ static void usage(const char * argv0) {
             "  --samples K      continuations per prompt and setting (default 4)\n"
             "  --seed-base S    sample j of prompt i has seed S + 1000 i + j (default 1000)\n"
             "  --group G        sequences decoded together, at most %d (default 256)\n"
+            "  --first I --count N   only open-ended prompts I .. I+N-1 (seeds as in a whole run)\n"
             "  -t THREADS       (default 2)\n",
             argv0, MAX_GROUP);
 }
 
 static int parse_options(int argc, char ** argv, options * o) {
-    *o = (options){ .n_tokens = 40, .n_samples = 4, .n_threads = 2, .group = MAX_GROUP, .seed_base = 1000 };
+    *o = (options){ .n_tokens = 40, .n_samples = 4, .n_threads = 2, .group = MAX_GROUP, .seed_base = 1000,
+                    .count = MAX_PROMPTS };
     for (int i = 1; i + 1 < argc; i += 2) {
         const char * a = argv[i], * v = argv[i + 1];
         if (!strcmp(a, "-m")) o->model = v;
@@ -91,11 +93,13 @@ static int parse_options(int argc, char ** argv, options * o) {
         else if (!strcmp(a, "--seed-base")) o->seed_base = (uint32_t) strtoul(v, NULL, 10);
         else if (!strcmp(a, "--group")) o->group = atoi(v);
         else if (!strcmp(a, "-t")) o->n_threads = atoi(v);
+        else if (!strcmp(a, "--first")) o->first = atoi(v);
+        else if (!strcmp(a, "--count")) o->count = atoi(v);
         else return -1;
     }
     if (argc % 2 == 0 || !o->model || !o->plan || !o->out || (!o->prompts == !o->factual) || o->n_tokens < 1 ||
         o->n_tokens > MAX_TOKENS || o->n_samples < 1 || o->n_samples > MAX_GROUP || o->group < o->n_samples ||
-        o->group > MAX_GROUP || o->n_threads < 1) {
+        o->group > MAX_GROUP || o->n_threads < 1 || o->first < 0 || o->count < 1) {
         return -1;
     }
     return 0;
@@ -704,7 +708,8 @@ static int run_open(run * r, const prompt * prompts, int n_prompts, const settin
     const options * o = r->o;
     static sequence seqs[MAX_GROUP];
     const int per_group = o->group / o->n_samples;
-    for (int p = 0; p < n_prompts; p++) {
+    const int end = o->first + o->count < n_prompts ? o->first + o->count : n_prompts;
+    for (int p = o->first; p < end; p++) {
         for (int first = 0; first < n_settings; first += per_group) {
             const int last = first + per_group < n_settings ? first + per_group : n_settings;
             int n = 0;
@@ -726,7 +731,7 @@ static int run_open(run * r, const prompt * prompts, int n_prompts, const settin
                 return -1;
             }
         }
-        fprintf(stderr, "\rprompt %d/%d", p + 1, n_prompts);
+        fprintf(stderr, "\rprompt %d/%d", p + 1, end);
     }
     fputc('\n', stderr);
     return 0;
