@@ -8,7 +8,7 @@ import json
 import math
 import os
 
-from evaluate import (CHAINS, COMPARISONS, N_BOOT, Analysis, distinct2, holm, interval, mean, p_value, read_records,
+from evaluate import (CHAINS, COMPARISONS, N_BOOT, PRESETS, Analysis, distinct2, holm, interval, mean, p_value, read_records,
                       repeated4)
 
 COLORS = {"D": "#1f77b4", "K": "#2ca02c", "N": "#d62728", "M": "#9467bd"}
@@ -147,7 +147,7 @@ class Svg:
 
 
 class Axes:
-    def __init__(self, svg, x0, y0, w, h, xr, yr, xlabel, ylabel):
+    def __init__(self, svg, x0, y0, w, h, xr, yr, xlabel, ylabel, yticks=True):
         self.svg, self.x0, self.y0, self.w, self.h, self.xr, self.yr = svg, x0, y0, w, h, xr, yr
         svg.line(x0, y0 + h, x0 + w, y0 + h)
         svg.line(x0, y0, x0, y0 + h)
@@ -155,7 +155,8 @@ class Axes:
             xv = xr[0] + (xr[1] - xr[0]) * i / 4
             yv = yr[0] + (yr[1] - yr[0]) * i / 4
             svg.text(self.x(xv), y0 + h + 14, f"{xv:.3g}", size=9, anchor="middle")
-            svg.text(x0 - 4, self.y(yv) + 3, f"{yv:.3g}", size=9, anchor="end")
+            if yticks:
+                svg.text(x0 - 4, self.y(yv) + 3, f"{yv:.3g}", size=9, anchor="end")
         svg.text(x0 + w / 2, y0 + h + 28, xlabel, size=10, anchor="middle")
         svg.text(x0, y0 - 6, ylabel, size=10)
 
@@ -172,52 +173,71 @@ def padded(vals, pad=0.08):
     return lo - pad * d, hi + pad * d
 
 
+def is_scatter(s):
+    name = s.split(":", 1)[1]
+    return name in PRESETS or name.startswith("fixed@")
+
+
 def plot_curves(gen, a, boots_xq, path):
-    """Quality against diversity per chain: the temperature curve and the
-    settings, with 95 % bootstrap intervals on both axes."""
+    """Quality against diversity per chain: the temperature curve (grey),
+    scatter's settings (the chain's colour) and the competitors (orange),
+    with 95 % bootstrap intervals on both axes. The axes span the curve and
+    scatter; competitors outside them are listed under the panel."""
     svg = Svg(980, 760, f"{gen}: quality (scorer nats/byte) against diversity (entropy, nats), per chain")
     for n, chain in enumerate(CHAINS):
         names = [s for s in a.pp if s.startswith(chain + ":")]
-        if not names:
+        if not names or not a.has_chain(chain):
             continue
         pts = {s: a.point(s, a.prompts) for s in names}
         lo_hi = {s: (interval([b[0] for b in boots_xq[s]]), interval([b[1] for b in boots_xq[s]])) for s in names}
-        ax = Axes(svg, 70 + (n % 2) * 470, 60 + (n // 2) * 350, 400, 270,
-                  padded([v for s in names for v in lo_hi[s][0]]), padded([v for s in names for v in lo_hi[s][1]]),
-                  "mean entropy of the sampling distribution (nats)", f"chain {chain}: Q (nats/byte)")
+        core = [s for s in names if ":temp@" in s or is_scatter(s)]
+        xr = padded([v for s in core for v in lo_hi[s][0]])
+        yr = padded([v for s in core for v in lo_hi[s][1]])
+        x0, y0 = 70 + (n % 2) * 470, 60 + (n // 2) * 350
+        ax = Axes(svg, x0, y0, 400, 250, xr, yr, "mean entropy of the sampling distribution (nats)",
+                  f"chain {chain}: Q (nats/byte)")
         curve = sorted(pts[s] for s in names if ":temp@" in s)
         for (x1, y1), (x2, y2) in zip(curve, curve[1:]):
             svg.line(ax.x(x1), ax.y(y1), ax.x(x2), ax.y(y2), "#777", 2)
+        outside = []
         for s in names:
             x, y = pts[s]
+            if not (xr[0] <= x <= xr[1] and yr[0] <= y <= yr[1]):
+                outside.append(f"{s.split(':', 1)[1]} (H {x:.2f}, Q {y:.3f})")
+                continue
             (xl, xh), (yl, yh) = lo_hi[s]
             temp = ":temp@" in s
-            color = "#777" if temp else COLORS[chain] if any(k in s for k in ("creative", "adaptive", "collision",
-                                                                              "subtle", "fixed")) else "#e69500"
-            svg.line(ax.x(xl), ax.y(y), ax.x(xh), ax.y(y), color)
-            svg.line(ax.x(x), ax.y(yl), ax.x(x), ax.y(yh), color)
+            color = "#777" if temp else COLORS[chain] if is_scatter(s) else "#e69500"
+            svg.line(ax.x(max(xl, xr[0])), ax.y(y), ax.x(min(xh, xr[1])), ax.y(y), color)
+            svg.line(ax.x(x), ax.y(max(yl, yr[0])), ax.x(x), ax.y(min(yh, yr[1])), color)
             svg.circle(ax.x(x), ax.y(y), 3, color, fill=not temp)
             svg.text(ax.x(x) + 4, ax.y(y) - 4, s.split(":", 1)[1], size=8, color=color)
-    svg.save(path)
+        if outside:
+            svg.text(x0, y0 + 296, "outside the axes: " + ", ".join(outside), size=8, color="#e69500")
 
 
-def plot_forest(gen, a, full, boots, deltas_min, path):
-    names = [s for s in sorted(full) if s in boots]
+def plot_forest(gen, full, boots, deltas_min, path):
+    """Every setting's distance from its chain's curve with its 95 %
+    interval; the grey band of a row is ±δ of its chain."""
+    names = sorted((s for s in full if s in boots), key=lambda s: (s.split(":")[0], not is_scatter(s), s))
     svg = Svg(760, 60 + 18 * len(names) + 50, f"{gen}: distance from the temperature curve (Δ, nats/byte), 95 % CI")
     lo = min(min(interval(boots[s])[0] for s in names), -max(deltas_min.values()))
     hi = max(max(interval(boots[s])[1] for s in names), max(deltas_min.values()))
-    ax = Axes(svg, 250, 40, 470, 18 * len(names), padded([lo, hi]), (0, len(names)), "Δ (nats/byte)", "")
-    dm = deltas_min["D"]
-    svg.rect(ax.x(-dm), 40, ax.x(dm) - ax.x(-dm), 18 * len(names), "#cccccc", 0.5)
+    ax = Axes(svg, 250, 40, 470, 18 * len(names), padded([lo, hi]), (0, len(names)), "Δ (nats/byte)", "",
+              yticks=False)
     svg.line(ax.x(0), 40, ax.x(0), 40 + 18 * len(names), "#000", 1, "3,3")
     for i, s in enumerate(names):
         y = 40 + 18 * i + 9
         l, h = interval(boots[s])
         chain = s.split(":")[0]
+        dm = deltas_min[chain]
+        svg.rect(ax.x(-dm), y - 9, ax.x(dm) - ax.x(-dm), 18, "#cccccc", 0.5)
         svg.text(245, y + 4, s, size=10, anchor="end")
-        svg.line(ax.x(l), y, ax.x(h), y, COLORS[chain], 2)
-        svg.circle(ax.x(full[s]), y, 3.5, COLORS[chain])
-    svg.text(250, 40 + 18 * len(names) + 42, f"grey band: ±δ of chain D ({dm:.4f}), what 0.05 of temperature does",
+        color = COLORS[chain] if is_scatter(s) else "#e69500"
+        svg.line(ax.x(l), y, ax.x(h), y, color, 2)
+        svg.circle(ax.x(full[s]), y, 3.5, color)
+    svg.text(250, 40 + 18 * len(names) + 42,
+             "grey band: ±δ of the row's chain, the quality change of 0.05 of temperature; orange: competitors",
              size=9)
     svg.save(path)
 
@@ -226,7 +246,7 @@ def plot_tkl(gen, a, path):
     """Histogram of the per-step distance to temperature (log10 bins)."""
     groups = {}
     for s, by in a.pp.items():
-        if any(k in s for k in ("creative", "adaptive", "collision")) and "fixed" not in s:
+        if s.split(":", 1)[1] in ("creative", "adaptive", "collision"):
             groups[s] = [t for p in by for t in by[p]["tkl"]]
     bins = [x / 4 for x in range(-32, 1)]  # log10 from 1e-8 to 1
     svg = Svg(980, 120 + 110 * ((len(groups) + 1) // 2), f"{gen}: per-step min over T of KL(scatter ‖ temperature T)")
@@ -237,7 +257,8 @@ def plot_tkl(gen, a, path):
             counts[min(max(k, 0), len(bins) - 1)] += 1
         top = max(counts) or 1
         x0, y0 = 70 + (n % 2) * 470, 50 + (n // 2) * 110
-        ax = Axes(svg, x0, y0, 400, 70, (-8, 0.25), (0, top / len(vals)), "log10 nats", s)
+        ax = Axes(svg, x0, y0, 400, 70, (-8, 0.25), (0, top / len(vals)),
+                  "log10 nats (first bin: 1e-8 or less, exact temperature steps included)", s)
         for k, c in enumerate(counts):
             svg.rect(ax.x(bins[k]), ax.y(c / len(vals)), ax.x(bins[k] + 0.25) - ax.x(bins[k]) - 1,
                      ax.y(0) - ax.y(c / len(vals)), COLORS[s.split(":")[0]])
@@ -250,14 +271,13 @@ def plot_repetition(gen, a, path):
     for s in names:
         reps = [repeated4(t) for p in a.pp[s] for t in a.pp[s][p]["tokens"]]
         series[s] = [mean([r[i] for r in reps]) for i in range(len(reps[0]))]
-    top = max(max(v) for v in series.values()) or 1.0
-    svg = Svg(760, 420, f"{gen}: chain D, share of continuations repeating an earlier 4-gram at each position")
-    ax = Axes(svg, 70, 50, 480, 300, (0, len(next(iter(series.values()))) - 1), (0, top), "token position",
-              "repeated-4-gram rate")
-    palette = ["#444", "#1f77b4", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22",
-               "#17becf", "#e69500"]
     shown = [s for s in sorted(names) if ":temp@" in s and s.endswith(("0.6", "0.8", "1.2"))]
-    shown += [s for s in sorted(names) if any(k in s for k in ("creative", "adaptive-absorb", "collision"))]
+    shown += [s for s in sorted(names) if s.split(":", 1)[1] in ("creative", "adaptive-absorb", "collision")]
+    top = max(max(series[s]) for s in shown) or 1.0
+    svg = Svg(760, 420, f"{gen}: chain D, share of continuations repeating an earlier 4-gram at each position")
+    ax = Axes(svg, 70, 50, 480, 300, (0, len(series[shown[0]]) - 1), (0, top), "token position",
+              "repeated-4-gram rate")
+    palette = ["#444", "#888", "#bbb", "#1f77b4", "#2ca02c", "#d62728"]
     for i, s in enumerate(shown):
         c = palette[i % len(palette)]
         v = series[s]
@@ -324,7 +344,7 @@ def main(results):
         report += [f"| {s} | {f3(full_d2[s])} | {ci(interval(boots_d2[s]))} |" for s in sorted(full_d2)]
         report.append("")
         plot_curves(gen, a, boots_points(a), os.path.join(results, f"{gen}-curves.svg"))
-        plot_forest(gen, a, full, boots, deltas_min, os.path.join(results, f"{gen}-forest.svg"))
+        plot_forest(gen, full, boots, deltas_min, os.path.join(results, f"{gen}-forest.svg"))
         plot_tkl(gen, a, os.path.join(results, f"{gen}-tkl.svg"))
         plot_repetition(gen, a, os.path.join(results, f"{gen}-repetition.svg"))
         summary[gen] = {"stamp": stamp, "comparisons": rows, "verdicts": chains, "c4": claim,
