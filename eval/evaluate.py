@@ -382,9 +382,11 @@ def fetch(script):
 
 def run_all(args):
     gemma, smollm2 = fetch("fetch-model.sh"), fetch("fetch-smollm2.sh")
-    for name, model, scorer in (("gemma", gemma, smollm2), ("smollm2", smollm2, gemma)):
-        run(argparse.Namespace(exe=args.exe, generator=name, model=model, scorer=scorer, llama_cpp=args.llama_cpp,
-                               stage=None, threads=args.threads, force=False))
+    # seed set A of both generators first: B only replicates what A found
+    for stages in (["dev", "a", "factual"], ["b"]):
+        for name, model, scorer in (("gemma", gemma, smollm2), ("smollm2", smollm2, gemma)):
+            run(argparse.Namespace(exe=args.exe, generator=name, model=model, scorer=scorer,
+                                   llama_cpp=args.llama_cpp, stage=stages, threads=args.threads, force=False))
     import report
     report.main(RESULTS)
 

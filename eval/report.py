@@ -214,6 +214,7 @@ def plot_curves(gen, a, boots_xq, path):
             svg.text(ax.x(x) + 4, ax.y(y) - 4, s.split(":", 1)[1], size=8, color=color)
         if outside:
             svg.text(x0, y0 + 296, "outside the axes: " + ", ".join(outside), size=8, color="#e69500")
+    svg.save(path)
 
 
 def plot_forest(gen, full, boots, deltas_min, path):
