@@ -164,6 +164,18 @@ static int parse_setting(char * line, setting * s) {
     return s->kind != S_TEMP && sscanf(arg, "%f,%f", &s->a, &s->b) == 2 ? 0 : -1;
 }
 
+/* The next line of f that is neither blank nor a '#' comment, without its
+ * line end; NULL at the end of the file. */
+static char * next_line(FILE * f, char * buf, int size) {
+    while (fgets(buf, size, f)) {
+        buf[strcspn(buf, "\r\n")] = '\0';
+        if (buf[0] != '\0' && buf[0] != '#') {
+            return buf;
+        }
+    }
+    return NULL;
+}
+
 static int read_plan(const char * path, setting * out) {
     FILE * f = fopen(path, "r");
     if (!f) {
@@ -171,11 +183,7 @@ static int read_plan(const char * path, setting * out) {
     }
     char line[512];
     int n = 0;
-    while (fgets(line, sizeof line, f)) {
-        line[strcspn(line, "\r\n")] = '\0';
-        if (line[0] == '\0' || line[0] == '#') {
-            continue;
-        }
+    while (next_line(f, line, sizeof line)) {
         if (n == MAX_SETTINGS || parse_setting(line, &out[n]) != 0) {
             fprintf(stderr, "%s: bad setting, or more than %d: %s\n", path, MAX_SETTINGS, line);
             fclose(f);
@@ -192,8 +200,7 @@ typedef struct prompt {
     char * answer; /* factual prompts only */
 } prompt;
 
-/* One prompt per line, "prompt<TAB>answer" for factual ones; blank lines and
- * lines starting with '#' are skipped. */
+/* One prompt per line, "prompt<TAB>answer" for factual ones. */
 static int read_prompts(const char * path, prompt * out) {
     FILE * f = fopen(path, "r");
     if (!f) {
@@ -201,11 +208,7 @@ static int read_prompts(const char * path, prompt * out) {
     }
     char line[2048];
     int n = 0;
-    while (n < MAX_PROMPTS && fgets(line, sizeof line, f)) {
-        line[strcspn(line, "\r\n")] = '\0';
-        if (line[0] == '\0' || line[0] == '#') {
-            continue;
-        }
+    while (n < MAX_PROMPTS && next_line(f, line, sizeof line)) {
         char * tab = strchr(line, '\t');
         if (tab) {
             *tab = '\0';
@@ -344,7 +347,7 @@ static step_result sample_step(const float * raw, int n_vocab, double lse, const
     /* pi_i = exp(logit_i - max) / z; neg_h = sum pi ln pi; pi_x = E_pi[raw logit] */
     const double u = uniform(seed, step);
     double cum = 0.0, neg_h = 0.0, kl = 0.0, pi_x = 0.0;
-    llama_token token = -1;
+    llama_token token = -1, last = -1;
     for (size_t i = 0; i < arr.size; i++) {
         const double lp = (double) arr.data[i].logit - max - log(z);
         const double p = exp(lp);
@@ -354,16 +357,17 @@ static step_result sample_step(const float * raw, int n_vocab, double lse, const
             kl += p * (lp - (raw_i - lse));
             pi_x += p * raw_i;
             cum += p;
+            last = arr.data[i].id;
             if (token < 0 && u < cum) {
-                token = arr.data[i].id;
+                token = last;
             }
         }
     }
+    if (token < 0) {
+        token = last; /* u beyond the rounded sum */
+    }
     if (arr.selected >= 0) {
         token = arr.data[arr.selected].id;
-    }
-    for (size_t i = arr.size; token < 0 && i-- > 0;) {
-        token = isfinite(arr.data[i].logit) ? arr.data[i].id : -1; /* u beyond the rounded sum */
     }
     step_result r = { token, -neg_h, fmax(kl, 0.0), NAN };
 

