@@ -213,13 +213,18 @@ class Analysis:
         curves = {c: self.curve(c, sample) for c in CHAINS if self.has_chain(c)}
         return {s: self.delta(s, sample, curves) for s in self.xq if ":temp@" not in s and s.split(":")[0] in curves}
 
-    def bootstrap(self, seed=20261201):
+    def resamples(self):
+        """The N_BOOT bootstrap resamples of the prompts, the same on every
+        call (so the intervals of all settings and plots are paired)."""
         import random
-        rng = random.Random(seed)
+        rng = random.Random(20261201)
+        for _ in range(N_BOOT):
+            yield [rng.choice(self.prompts) for _ in self.prompts]
+
+    def bootstrap(self):
         full = self.estimates(self.prompts)
         boots = {s: [] for s in full}
-        for _ in range(N_BOOT):
-            sample = [rng.choice(self.prompts) for _ in self.prompts]
+        for sample in self.resamples():
             for s, d in self.estimates(sample).items():
                 boots[s].append(d)
         return full, boots

@@ -8,7 +8,7 @@ import json
 import math
 import os
 
-from evaluate import (CHAINS, COMPARISONS, N_BOOT, PRESETS, Analysis, distinct2, holm, interval, mean, p_value, read_records,
+from evaluate import (CHAINS, COMPARISONS, PRESETS, Analysis, distinct2, holm, interval, mean, p_value, read_records,
                       repeated4)
 
 COLORS = {"D": "#1f77b4", "K": "#2ca02c", "N": "#d62728", "M": "#9467bd"}
@@ -291,13 +291,9 @@ def plot_repetition(gen, a, path):
 # ---------------------------------------------------------------- main
 
 def boots_points(a):
-    """Per setting, bootstrap resamples of (mean H, mean Q), the same
-    resamples as Analysis.bootstrap."""
-    import random
-    rng = random.Random(20261201)
+    """Per setting, the bootstrap resamples of (mean H, mean Q)."""
     out = {s: [] for s in a.xq}
-    for _ in range(N_BOOT):
-        sample = [rng.choice(a.prompts) for _ in a.prompts]
+    for sample in a.resamples():
         for s in a.xq:
             out[s].append(a.point(s, sample))
     return out

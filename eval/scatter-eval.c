@@ -242,25 +242,56 @@ static struct llama_sampler * new_chain(void) {
     return llama_sampler_chain_init(cp);
 }
 
-/* The setting's whole chain but the draw; *scatter is its scatter sampler. */
-static struct llama_sampler * make_chain(const setting * s, uint32_t seed, struct llama_sampler ** scatter) {
-    struct llama_sampler * chain = new_chain();
-    *scatter = NULL;
-    add_truncation(chain, s->chain);
+/* A setting's samplers, but the draw, in two chains: the truncation
+ * (whose survivors the distance to temperature needs), then the rest;
+ * scatter points to the scatter sampler inside the rest, if any. */
+typedef struct samplers {
+    struct llama_sampler * truncation, * rest, * scatter;
+} samplers;
+
+static samplers make_samplers(const setting * s, uint32_t seed) {
+    samplers m = { new_chain(), new_chain(), NULL };
+    add_truncation(m.truncation, s->chain);
     if (s->kind == S_SCATTER) {
         scatter_params p = s->scatter;
         p.seed = seed;
-        *scatter = scatter_make(&p);
-        llama_sampler_chain_add(chain, *scatter);
+        m.scatter = scatter_make(&p);
+        llama_sampler_chain_add(m.rest, m.scatter);
     } else if (s->kind == S_XTC) {
-        llama_sampler_chain_add(chain, llama_sampler_init_xtc(s->a, s->b, 1, seed));
+        llama_sampler_chain_add(m.rest, llama_sampler_init_xtc(s->a, s->b, 1, seed));
     }
-    llama_sampler_chain_add(chain, s->kind == S_DYN ? llama_sampler_init_temp_ext(s->temp, s->a, s->b)
-                                                    : llama_sampler_init_temp(s->temp));
+    llama_sampler_chain_add(m.rest, s->kind == S_DYN ? llama_sampler_init_temp_ext(s->temp, s->a, s->b)
+                                                     : llama_sampler_init_temp(s->temp));
     if (s->kind == S_ADAPTIVE_P) {
-        llama_sampler_chain_add(chain, llama_sampler_init_adaptive_p(s->a, s->b, seed));
+        llama_sampler_chain_add(m.rest, llama_sampler_init_adaptive_p(s->a, s->b, seed));
     }
-    return chain;
+    return m;
+}
+
+static void free_samplers(samplers * m) {
+    llama_sampler_free(m->truncation);
+    llama_sampler_free(m->rest);
+}
+
+/* The whole vocabulary as candidates, end-of-generation tokens masked. */
+static llama_token_data_array candidates(const float * raw, int n_vocab, const unsigned char * eog,
+                                         llama_token_data * cand) {
+    for (int i = 0; i < n_vocab; i++) {
+        cand[i] = (llama_token_data){ i, eog[i] ? -INFINITY : raw[i], 0.0f };
+    }
+    return (llama_token_data_array){ cand, (size_t) n_vocab, -1, false };
+}
+
+/* log sum exp of the candidates' logits: pi_i = exp(logit_i - it). */
+static double log_normaliser(const llama_token_data_array * arr) {
+    double max = -INFINITY, z = 0.0;
+    for (size_t i = 0; i < arr->size; i++) {
+        max = fmax(max, arr->data[i].logit);
+    }
+    for (size_t i = 0; i < arr->size; i++) {
+        z += exp((double) arr->data[i].logit - max);
+    }
+    return max + log(z);
 }
 
 /* ------------------------------------------------------------------ measures */
@@ -316,9 +347,8 @@ static double min_kl_to_temperature(const float * x, size_t n, double neg_h, dou
 }
 
 typedef struct scratch {
-    llama_token_data * cand;  /* the chain's candidates */
-    llama_token_data * trunc; /* the truncation samplers' candidates */
-    float * x;                /* truncated raw logits */
+    llama_token_data * cand; /* the candidates */
+    float * x;               /* the raw logits that survive truncation */
 } scratch;
 
 typedef struct step_result {
@@ -326,30 +356,25 @@ typedef struct step_result {
     double h, kl, tkl;
 } step_result;
 
-/* One step of one sample: the chain on the masked raw logits, the measures,
- * the draw. lse is the log-sum-exp of the masked raw logits. */
+/* One step of one sample: the samplers on the masked raw logits, the
+ * measures, the draw. lse is the log-sum-exp of the masked raw logits. */
 static step_result sample_step(const float * raw, int n_vocab, double lse, const unsigned char * eog, const setting * s,
-                               struct llama_sampler * chain, uint32_t seed, int step, scratch * w) {
-    for (int i = 0; i < n_vocab; i++) {
-        w->cand[i] = (llama_token_data){ i, eog[i] ? -INFINITY : raw[i], 0.0f };
+                               samplers * m, uint32_t seed, int step, scratch * w) {
+    llama_token_data_array arr = candidates(raw, n_vocab, eog, w->cand);
+    llama_sampler_apply(m->truncation, &arr);
+    size_t n_x = 0; /* the survivors' raw logits, for the distance to temperature */
+    for (size_t i = 0; s->kind != S_TEMP && i < arr.size; i++) {
+        if (isfinite(arr.data[i].logit)) w->x[n_x++] = arr.data[i].logit;
     }
-    llama_token_data_array arr = { w->cand, (size_t) n_vocab, -1, false };
-    llama_sampler_apply(chain, &arr);
+    llama_sampler_apply(m->rest, &arr);
 
-    double max = -INFINITY;
-    for (size_t i = 0; i < arr.size; i++) {
-        max = fmax(max, arr.data[i].logit);
-    }
-    double z = 0.0;
-    for (size_t i = 0; i < arr.size; i++) {
-        z += exp((double) arr.data[i].logit - max);
-    }
-    /* pi_i = exp(logit_i - max) / z; neg_h = sum pi ln pi; pi_x = E_pi[raw logit] */
+    /* neg_h = sum pi ln pi; pi_x = E_pi[raw logit] */
+    const double norm = log_normaliser(&arr);
     const double u = uniform(seed, step);
     double cum = 0.0, neg_h = 0.0, kl = 0.0, pi_x = 0.0;
     llama_token token = -1, last = -1;
     for (size_t i = 0; i < arr.size; i++) {
-        const double lp = (double) arr.data[i].logit - max - log(z);
+        const double lp = (double) arr.data[i].logit - norm;
         const double p = exp(lp);
         if (p > 0.0) {
             const double raw_i = raw[arr.data[i].id];
@@ -370,29 +395,11 @@ static step_result sample_step(const float * raw, int n_vocab, double lse, const
         token = arr.data[arr.selected].id;
     }
     step_result r = { token, -neg_h, fmax(kl, 0.0), NAN };
-
     if (s->kind != S_TEMP) {
-        size_t n = 0;
-        if (s->chain == 'N') {
-            for (int i = 0; i < n_vocab; i++) {
-                if (!eog[i]) w->x[n++] = raw[i];
-            }
-        } else {
-            for (int i = 0; i < n_vocab; i++) {
-                w->trunc[i] = (llama_token_data){ i, eog[i] ? -INFINITY : raw[i], 0.0f };
-            }
-            llama_token_data_array t = { w->trunc, (size_t) n_vocab, -1, false };
-            struct llama_sampler * tc = new_chain();
-            add_truncation(tc, s->chain);
-            llama_sampler_apply(tc, &t);
-            llama_sampler_free(tc);
-            for (size_t i = 0; i < t.size; i++) {
-                if (isfinite(t.data[i].logit)) w->x[n++] = t.data[i].logit;
-            }
-        }
-        r.tkl = min_kl_to_temperature(w->x, n, neg_h, pi_x);
+        r.tkl = min_kl_to_temperature(w->x, n_x, neg_h, pi_x);
     }
-    llama_sampler_accept(chain, token);
+    llama_sampler_accept(m->truncation, token);
+    llama_sampler_accept(m->rest, token);
     return r;
 }
 
@@ -560,7 +567,7 @@ typedef struct sequence {
     const setting * s;
     int sample;
     uint32_t seed;
-    struct llama_sampler * chain, * scatter;
+    samplers m;
     llama_token tokens[MAX_TOKENS];
     double h[MAX_TOKENS], kl[MAX_TOKENS], tkl[MAX_TOKENS];
     char text[16 * MAX_TOKENS];
@@ -608,7 +615,7 @@ static int run_group(run * r, const prompt * p, int prompt_index, sequence * seq
 #pragma omp parallel for schedule(dynamic)
         for (int i = 0; i < n; i++) {
             const int k = slot[i];
-            const step_result sr = sample_step(raw[k], r->gen.n_vocab, lse[k], r->eog, seqs[i].s, seqs[i].chain,
+            const step_result sr = sample_step(raw[k], r->gen.n_vocab, lse[k], r->eog, seqs[i].s, &seqs[i].m,
                                                seqs[i].seed, t, &r->w[omp_get_thread_num()]);
             seqs[i].tokens[t] = sr.token;
             seqs[i].h[t] = sr.h;
@@ -691,9 +698,9 @@ static int run_group(run * r, const prompt * p, int prompt_index, sequence * seq
         if (r->has_scorer) {
             fprintf(r->out, ",\"score_ll\":%.6f,\"score_bytes\":%zu", ll[i], strlen(q->text));
         }
-        if (q->scatter) {
+        if (q->m.scatter) {
             struct llama_scatter_stats st;
-            llama_sampler_scatter_stats(q->scatter, &st);
+            llama_sampler_scatter_stats(q->m.scatter, &st);
             fprintf(r->out, ",\"n_apply\":%llu,\"n_fired\":%llu,\"n_scattered\":%llu,\"strength_sum\":%.6f",
                     (unsigned long long) st.n_apply, (unsigned long long) st.n_fired,
                     (unsigned long long) st.n_scattered, st.strength_sum);
@@ -723,12 +730,12 @@ static int run_open(run * r, const prompt * prompts, int n_prompts, const settin
                     q->s = &settings[s];
                     q->sample = j;
                     q->seed = sample_seed(o, p, j);
-                    q->chain = make_chain(q->s, q->seed, &q->scatter);
+                    q->m = make_samplers(q->s, q->seed);
                 }
             }
             const int rc = run_group(r, &prompts[p], p, seqs, n);
             for (int i = 0; i < n; i++) {
-                llama_sampler_free(seqs[i].chain);
+                free_samplers(&seqs[i].m);
             }
             if (rc != 0) {
                 fprintf(stderr, "prompt %d: decoding or scoring failed\n", p);
@@ -759,24 +766,15 @@ static int run_factual(run * r, const prompt * prompts, int n_prompts, const set
         for (int s = 0; s < n_settings; s++) {
             double sum = 0.0;
             for (int j = 0; j < o->n_samples; j++) {
-                struct llama_sampler * scatter;
-                struct llama_sampler * chain = make_chain(&settings[s], sample_seed(o, p, j), &scatter);
-                for (int i = 0; i < r->gen.n_vocab; i++) {
-                    r->w[0].cand[i] = (llama_token_data){ i, r->eog[i] ? -INFINITY : raw[i], 0.0f };
-                }
-                llama_token_data_array arr = { r->w[0].cand, (size_t) r->gen.n_vocab, -1, false };
-                llama_sampler_apply(chain, &arr);
-                llama_sampler_free(chain);
-                double max = -INFINITY, z = 0.0, hit = 0.0;
+                samplers m = make_samplers(&settings[s], sample_seed(o, p, j));
+                llama_token_data_array arr = candidates(raw, r->gen.n_vocab, r->eog, r->w[0].cand);
+                llama_sampler_apply(m.truncation, &arr);
+                llama_sampler_apply(m.rest, &arr);
+                free_samplers(&m);
+                const double norm = log_normaliser(&arr);
                 for (size_t i = 0; i < arr.size; i++) {
-                    max = fmax(max, arr.data[i].logit);
+                    sum += arr.data[i].id == at[0] ? exp((double) arr.data[i].logit - norm) : 0.0;
                 }
-                for (size_t i = 0; i < arr.size; i++) {
-                    const double e = exp((double) arr.data[i].logit - max);
-                    z += e;
-                    hit += arr.data[i].id == at[0] ? e : 0.0;
-                }
-                sum += hit / z;
             }
             fprintf(r->out, "%s\"%s\":%.6g", s ? "," : "", settings[s].label, sum / o->n_samples);
         }
@@ -821,9 +819,8 @@ int main(int argc, char ** argv) {
     r.w = calloc((size_t) r.n_workers, sizeof *r.w);
     int ok = r.w != NULL;
     for (int k = 0; ok && k < r.n_workers; k++) {
-        r.w[k] = (scratch){ malloc((size_t) nv * sizeof *r.w[k].cand), malloc((size_t) nv * sizeof *r.w[k].trunc),
-                            malloc((size_t) nv * sizeof *r.w[k].x) };
-        ok = r.w[k].cand && r.w[k].trunc && r.w[k].x;
+        r.w[k] = (scratch){ malloc((size_t) nv * sizeof *r.w[k].cand), malloc((size_t) nv * sizeof *r.w[k].x) };
+        ok = r.w[k].cand && r.w[k].x;
     }
     r.out = fopen(o.out, "w");
     if (!r.eog || !ok || !r.out) {
@@ -844,7 +841,6 @@ int main(int argc, char ** argv) {
     free(r.eog);
     for (int k = 0; k < r.n_workers; k++) {
         free(r.w[k].cand);
-        free(r.w[k].trunc);
         free(r.w[k].x);
     }
     free(r.w);
