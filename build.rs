@@ -32,6 +32,7 @@ fn main() {
         "LLAMA_CPP_INCLUDE_DIR",
         "LLAMA_CPP_SOURCE_DIR",
         "LLAMA_CPP_LIB_DIR",
+        "LLAMA_SCATTER_SONAME",
     ] {
         println!("cargo:rerun-if-env-changed={var}");
     }
@@ -78,18 +79,13 @@ fn main() {
     }
     println!("cargo:rustc-link-lib=dylib=llama");
 
-    // The shared library is versioned like other C libraries, with Cargo's
-    // semver rules for what is compatible: the soname carries the major
-    // version, or "0.MINOR" while the major is 0 (README "Versioning";
-    // cmake/RustLibrary.cmake names the files alike, c_tests checks both).
+    // The soname (README "Versioning") is decided in one place,
+    // cmake/RustLibrary.cmake, which passes it here; a plain `cargo build`
+    // without LLAMA_SCATTER_SONAME links a library without one.
     // $ORIGIN lets it find the libllama installed beside it.
-    let major = env::var("CARGO_PKG_VERSION_MAJOR").expect("cargo sets the version");
-    let minor = env::var("CARGO_PKG_VERSION_MINOR").expect("cargo sets the version");
-    let abi = if major == "0" {
-        format!("0.{minor}")
-    } else {
-        major
-    };
-    println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libllama_scatter.so.{abi}");
+    if let Some(soname) = env::var_os("LLAMA_SCATTER_SONAME") {
+        let soname = soname.to_str().expect("LLAMA_SCATTER_SONAME is UTF-8");
+        println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,{soname}");
+    }
     println!("cargo:rustc-cdylib-link-arg=-Wl,-rpath,$ORIGIN");
 }

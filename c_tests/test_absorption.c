@@ -19,8 +19,11 @@ int main(void) {
     /* Absorption alone (strength 0): window 4 keeps [11, 11, 13, 11] of
      * the six accepted tokens, so c = {0, 3, 0, 1}; with rate 0.7 the
      * weights are e^0, e^(-0.5-2.1), e^-1, e^(-1.5-0.7): 11 drops to last. */
-    struct llama_sampler * s =
-        llama_sampler_init_scatter_ext(64, 0.0f, 2.5f, 1, false, 0.02f, 0.3f, 0.55f, 0.7f, 4, 1.0f, 1);
+    struct llama_scatter_params p = llama_scatter_default_params();
+    p.absorption = 0.7f;
+    p.absorption_last_n = 4;
+    p.seed = 1;
+    struct llama_sampler * s = llama_sampler_init_scatter_params(&p);
     CHECK(strcmp(llama_sampler_name(s), "scatter") == 0, "absorption alone must activate scatter");
     const llama_token accepted[] = { 10, 12, 11, 11, 13, 11 };
     for (size_t i = 0; i < sizeof accepted / sizeof accepted[0]; i++) {

@@ -24,8 +24,11 @@ static struct llama_sampler * recommended_chain(uint32_t seed) {
     llama_sampler_chain_add(chain, llama_sampler_init_top_p(0.95f, 1));
     llama_sampler_chain_add(chain, llama_sampler_init_min_p(0.05f, 1));
     llama_sampler_chain_add(chain, llama_sampler_init_xtc(0.1f, 0.1f, 1, seed));
-    llama_sampler_chain_add(chain, llama_sampler_init_scatter_ext(64, 0.14f, 2.5f, 1, true, 0.02f, 0.30f, 0.55f,
-                                                                  0.06f, 64, 0.5f, seed));
+    struct llama_scatter_params scatter = llama_scatter_default_params();
+    llama_scatter_preset_params("adaptive-absorb", &scatter);
+    scatter.collision = 0.5f;
+    scatter.seed = seed;
+    llama_sampler_chain_add(chain, llama_sampler_init_scatter_params(&scatter));
     llama_sampler_chain_add(chain, llama_sampler_init_temp(0.8f));
     llama_sampler_chain_add(chain, llama_sampler_init_dist(seed));
     return chain;
@@ -119,8 +122,10 @@ int main(void) {
     /* Greedy decoding is unaffected: argmax survives every preset. */
     struct llama_sampler * greedy = llama_sampler_chain_init(llama_sampler_chain_default_params());
     llama_sampler_chain_add(greedy, llama_sampler_init_top_k(40));
-    llama_sampler_chain_add(greedy, llama_sampler_init_scatter_ext(64, 0.14f, 2.5f, 1, true, 0.02f, 0.30f, 0.55f,
-                                                                   0.0f, 64, 1.0f, 3));
+    struct llama_scatter_params adaptive = llama_scatter_default_params();
+    llama_scatter_preset_params("adaptive", &adaptive);
+    adaptive.seed = 3;
+    llama_sampler_chain_add(greedy, llama_sampler_init_scatter_params(&adaptive));
     llama_sampler_chain_add(greedy, llama_sampler_init_scatter(64, 0.3f, 2.5f, 4));
     llama_sampler_chain_add(greedy, llama_sampler_init_greedy());
     for (int t = 0; t < STEPS; t++) {

@@ -13,7 +13,12 @@ enum { N_ROW = 100, K = 64, N_DECISIONS = 10000 };
 static llama_token_data ROW[N_ROW];
 
 static struct llama_sampler * gated(float collision, uint32_t seed) {
-    return llama_sampler_init_scatter_ext(K, 0.3f, 2.5f, 1, false, 0.02f, 0.3f, 0.55f, 0.0f, 64, collision, seed);
+    struct llama_scatter_params p = llama_scatter_default_params();
+    p.k = K;
+    p.strength = 0.3f;
+    p.collision = collision;
+    p.seed = seed;
+    return llama_sampler_init_scatter_params(&p);
 }
 
 /* One apply on an unsorted row of 100: firing truncates it to k. */

@@ -9,7 +9,7 @@
 
 #include "llama-scatter.h"
 #include "support/harness.h"
-#include "support/scatter_params.h"
+#include "support/presets.h"
 
 enum { N_PREDICT = 32 };
 
@@ -27,13 +27,13 @@ static void quiet_log(enum ggml_log_level level, const char * text, void * user)
 }
 
 /* with_scatter: NULL for the chain without scatter. */
-static struct llama_sampler * greedy_chain(const scatter_params * with_scatter) {
+static struct llama_sampler * greedy_chain(const struct llama_scatter_params * with_scatter) {
     struct llama_sampler * chain = llama_sampler_chain_init(llama_sampler_chain_default_params());
     llama_sampler_chain_add(chain, llama_sampler_init_top_k(40));
     llama_sampler_chain_add(chain, llama_sampler_init_top_p(0.95f, 1));
     llama_sampler_chain_add(chain, llama_sampler_init_min_p(0.05f, 1));
     if (with_scatter) {
-        llama_sampler_chain_add(chain, scatter_make(with_scatter));
+        llama_sampler_chain_add(chain, llama_sampler_init_scatter_params(with_scatter));
     }
     llama_sampler_chain_add(chain, llama_sampler_init_greedy());
     return chain;
@@ -90,15 +90,16 @@ int main(int argc, char ** argv) {
         const int n_plain = generate(ctx, vocab, PROMPTS[i], base, plain);
         CHECK(n_plain > 0, "no tokens generated for \"%s\"", PROMPTS[i]);
         llama_sampler_free(base);
-        for (int preset = 0; preset < N_PRESETS; preset++) {
-            const scatter_params p = scatter_preset(preset, 42);
+        for (size_t preset = 0; preset < presets_count(); preset++) {
+            const struct llama_scatter_params p = preset_with_seed(preset, 42);
             if (p.absorption > 0.0f) {
                 continue;
             }
             struct llama_sampler * chain = greedy_chain(&p);
             const int n = generate(ctx, vocab, PROMPTS[i], chain, scattered);
             CHECK(n == n_plain && memcmp(plain, scattered, (size_t) n * sizeof *plain) == 0,
-                  "preset %s changed the greedy text of \"%s\"", p.name, PROMPTS[i]);
+                  "preset %s changed the greedy text of \"%s\"", llama_scatter_preset_name(preset),
+                  PROMPTS[i]);
             llama_sampler_free(chain);
         }
     }

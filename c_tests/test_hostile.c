@@ -13,7 +13,6 @@
 
 #include "llama-scatter.h"
 #include "support/harness.h"
-#include "support/scatter_params.h"
 #include "support/synth.h"
 
 enum { CANARIES = 8 };
@@ -25,7 +24,7 @@ enum { N_FLOATS = sizeof FLOATS / sizeof FLOATS[0], N_INTS = sizeof INTS / sizeo
 
 static const size_t SIZES[] = { 0, 1, 2, 100, 5000 };
 
-static void check_one(const scatter_params * p, size_t n, int variant) {
+static void check_one(const char * name, const struct llama_scatter_params * p, size_t n, int variant) {
     llama_token_data * buf = malloc((n + CANARIES) * sizeof *buf);
     synth_fill(buf, n, (synth_kind) (variant % 3), false, (uint64_t) variant * 31u + n);
     if (n > 3 && variant % 4 == 0) {
@@ -42,46 +41,45 @@ static void check_one(const scatter_params * p, size_t n, int variant) {
     const bool lie = variant % 2 == 1;
     llama_token_data_array arr = { buf, n, (int64_t) variant - 3, lie };
 
-    struct llama_sampler * s = scatter_make(p);
+    struct llama_sampler * s = llama_sampler_init_scatter_params(p);
     for (int t = 0; t < 5; t++) {
         llama_sampler_accept(s, t);
     }
     llama_sampler_apply(s, &arr);
 
     for (size_t c = 0; c < CANARIES; c++) {
-        CHECK(buf[n + c].id == -7 && buf[n + c].logit == 123.0f, "%s n=%zu: wrote past the array", p->name, n);
+        CHECK(buf[n + c].id == -7 && buf[n + c].logit == 123.0f, "%s n=%zu: wrote past the array", name, n);
     }
-    CHECK(arr.data == buf && arr.size <= n, "%s n=%zu: size grew to %zu", p->name, n, arr.size);
+    CHECK(arr.data == buf && arr.size <= n, "%s n=%zu: size grew to %zu", name, n, arr.size);
     const bool untouched = arr.size == n && arr.sorted == lie && arr.selected == (int64_t) variant - 3 &&
                            (n == 0 || memcmp(buf, input, n * sizeof *buf) == 0);
     if (!untouched) {
-        CHECK(arr.sorted && arr.selected == -1 && arr.size >= 2, "%s n=%zu: bad flags after a rewrite", p->name, n);
+        CHECK(arr.sorted && arr.selected == -1 && arr.size >= 2, "%s n=%zu: bad flags after a rewrite", name, n);
         double sum = 0.0;
         for (size_t i = 0; i < arr.size; i++) {
             const llama_token_data * d = &buf[i];
             CHECK(isfinite(d->p) && d->p >= 0.0f && d->p <= 1.0f && isfinite(d->logit), "%s n=%zu: [%zu] p %g",
-                  p->name, n, i, (double) d->p);
+                  name, n, i, (double) d->p);
             CHECK(i == 0 || (d->p <= buf[i - 1].p && d->logit <= buf[i - 1].logit), "%s n=%zu: unsorted at %zu",
-                  p->name, n, i);
-            CHECK(d->id >= 0 && (size_t) d->id < n, "%s: id %d out of range", p->name, d->id);
+                  name, n, i);
+            CHECK(d->id >= 0 && (size_t) d->id < n, "%s: id %d out of range", name, d->id);
             for (size_t j = 0; j < n; j++) {
                 if (input[j].id == d->id) {
-                    CHECK(isfinite(input[j].logit), "%s n=%zu: non-finite token %d got mass", p->name, n, d->id);
+                    CHECK(isfinite(input[j].logit), "%s n=%zu: non-finite token %d got mass", name, n, d->id);
                 }
             }
             sum += d->p;
         }
-        CHECK(fabs(sum - 1.0) <= 1e-6, "%s n=%zu: p sums to %.9f", p->name, n, sum);
+        CHECK(fabs(sum - 1.0) <= 1e-6, "%s n=%zu: p sums to %.9f", name, n, sum);
     }
     llama_sampler_free(s);
     free(input);
     free(buf);
 }
 
-static void each_size(scatter_params * p, const char * name, int variant) {
-    p->name = name;
+static void each_size(const struct llama_scatter_params * p, const char * name, int variant) {
     for (size_t si = 0; si < sizeof SIZES / sizeof SIZES[0]; si++) {
-        check_one(p, SIZES[si], variant);
+        check_one(name, p, SIZES[si], variant);
     }
 }
 
@@ -89,11 +87,13 @@ int main(void) {
     int variant = 0;
     for (int f = 0; f < N_FLOATS; f++) {
         const float v = FLOATS[f];
-        scatter_params base = scatter_preset(1, 5);
+        struct llama_scatter_params base = llama_scatter_default_params();
+        llama_scatter_preset_params("creative", &base);
+        base.seed = 5;
         base.adaptive = true;
         base.absorption = 0.06f;
         base.collision = 0.9f;
-        scatter_params p;
+        struct llama_scatter_params p;
         p = base; p.strength = v; each_size(&p, "strength", variant++);
         p = base; p.radius = v; each_size(&p, "radius", variant++);
         p = base; p.strength_min = v; each_size(&p, "strength_min", variant++);
@@ -103,16 +103,18 @@ int main(void) {
         p = base; p.collision = v; each_size(&p, "collision", variant++);
     }
     for (int i = 0; i < N_INTS; i++) {
-        scatter_params base = scatter_preset(4, 9);
-        scatter_params p;
+        struct llama_scatter_params base = llama_scatter_default_params();
+        llama_scatter_preset_params("adaptive-absorb", &base);
+        base.seed = 9;
+        struct llama_scatter_params p;
         p = base; p.k = INTS[i]; each_size(&p, "k", variant++);
         p = base; p.steps = INTS[i]; each_size(&p, "steps", variant++);
         p = base; p.absorption_last_n = INTS[i]; each_size(&p, "absorption_last_n", variant++);
         p = base; p.seed = (uint32_t) INTS[i]; each_size(&p, "seed", variant++);
     }
     /* Every parameter hostile at once. */
-    scatter_params all = { "all hostile", INT32_MAX, FLT_MAX, FLT_MAX, INT32_MAX, true, NAN, -FLT_MAX, INFINITY,
-                           INFINITY, INT32_MAX, FLT_MAX, 0u };
+    const struct llama_scatter_params all = { INT32_MAX, FLT_MAX, FLT_MAX, INT32_MAX, true, NAN, -FLT_MAX,
+                                              INFINITY, INFINITY, INT32_MAX, FLT_MAX, 0u };
     each_size(&all, "all hostile", variant++);
     return harness_finish("test_hostile");
 }

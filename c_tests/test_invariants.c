@@ -9,6 +9,7 @@
 #include "llama-scatter.h"
 #include "support/check.h"
 #include "support/harness.h"
+#include "support/presets.h"
 #include "support/synth.h"
 
 static const size_t SIZES[] = { 0, 1, 2, 63, 64, 65, 262144 };
@@ -18,7 +19,7 @@ static const char * const KINDS[] = { "zipf", "ties", "nonfinite" };
 static const int32_t HISTORY[] = { 0, 1, 0, 2, 0, 5, 1, 9, 0, 3 };
 enum { N_HISTORY = sizeof HISTORY / sizeof HISTORY[0] };
 
-static void check_params_on_all_rows(const scatter_params * p) {
+static void check_params_on_all_rows(const char * name, const struct llama_scatter_params * p) {
     const bool absorbing = p->absorption > 0.0f;
     for (size_t si = 0; si < sizeof SIZES / sizeof SIZES[0]; si++) {
         const size_t n = SIZES[si];
@@ -27,9 +28,9 @@ static void check_params_on_all_rows(const scatter_params * p) {
             for (int sorted = 0; sorted < 2; sorted++) {
                 synth_fill(row, n, (synth_kind) kind, sorted, 1000u * n + 10u * kind + sorted);
                 char label[160];
-                snprintf(label, sizeof label, "%s k=%d steps=%d r=%g n=%zu %s %s", p->name, p->k, p->steps,
+                snprintf(label, sizeof label, "%s k=%d steps=%d r=%g n=%zu %s %s", name, p->k, p->steps,
                          (double) p->radius, n, KINDS[kind], sorted ? "sorted" : "unsorted");
-                struct llama_sampler * smpl = scatter_make(p);
+                struct llama_sampler * smpl = llama_sampler_init_scatter_params(p);
                 if (absorbing) {
                     for (int h = 0; h < N_HISTORY; h++) {
                         llama_sampler_accept(smpl, HISTORY[h]);
@@ -58,9 +59,10 @@ static void check_names_and_noops(void) {
     struct llama_sampler * active = llama_sampler_init_scatter(64, 0.18f, 2.5f, 1);
     CHECK(strcmp(llama_sampler_name(active), "scatter") == 0, "active name %s", llama_sampler_name(active));
 
-    scatter_params d = scatter_defaults();
+    const struct llama_scatter_params d = llama_scatter_default_params();
     struct llama_sampler * noops[] = {
-        scatter_make(&d),
+        llama_sampler_init_scatter_params(&d),
+        llama_sampler_init_scatter_params(NULL),
         llama_sampler_init_scatter(64, 0.0f, 2.5f, 1),
         llama_sampler_init_scatter(1, 0.3f, 2.5f, 1),
         llama_sampler_init_scatter(64, 0.3f, 0.0f, 1),
@@ -96,28 +98,76 @@ static void check_names_and_noops(void) {
     llama_sampler_free(active);
 }
 
-/* llama_sampler_init_scatter(k, s, r, n) is exactly the _ext call with
- * every other parameter at its default. */
-static void check_fixed_equals_ext(void) {
-    struct llama_sampler * fixed = llama_sampler_init_scatter(48, 0.25f, 3.0f, 2);
-    struct llama_sampler * ext =
-        llama_sampler_init_scatter_ext(48, 0.25f, 3.0f, 2, false, 0.02f, 0.30f, 0.55f, 0.0f, 64, 1.0f,
-                                       LLAMA_DEFAULT_SEED);
-    llama_token_data a[500], b[500];
-    synth_fill(a, 500, SYNTH_ZIPF, false, 11);
-    memcpy(b, a, sizeof a);
-    llama_token_data_array aa = { a, 500, -1, false }, bb = { b, 500, -1, false };
-    llama_sampler_apply(fixed, &aa);
-    llama_sampler_apply(ext, &bb);
-    CHECK(aa.size == 48 && bb.size == 48 && memcmp(a, b, 48 * sizeof *a) == 0, "fixed and _ext differ");
-    llama_sampler_free(fixed);
-    llama_sampler_free(ext);
+/* Applies a and b to the same rows, accepting the same tokens between
+ * applies: their outputs must be bit-for-bit equal. Frees both. */
+static void check_same_outputs(const char * label, struct llama_sampler * a, struct llama_sampler * b) {
+    for (int round = 0; round < 12; round++) {
+        llama_token_data x[500], y[500];
+        synth_fill(x, 500, (synth_kind) (round % 3), round % 2 == 0, 11u + (uint64_t) round);
+        memcpy(y, x, sizeof x);
+        llama_token_data_array xa = { x, 500, -1, round % 2 == 0 }, ya = { y, 500, -1, round % 2 == 0 };
+        llama_sampler_apply(a, &xa);
+        llama_sampler_apply(b, &ya);
+        CHECK(xa.size == ya.size && xa.sorted == ya.sorted && xa.selected == ya.selected &&
+                  memcmp(x, y, xa.size * sizeof *x) == 0,
+              "%s: outputs differ at round %d", label, round);
+        llama_sampler_accept(a, x[0].id);
+        llama_sampler_accept(b, x[0].id);
+    }
+    llama_sampler_free(a);
+    llama_sampler_free(b);
+}
+
+/* The three constructors are one: llama_sampler_init_scatter(k, s, r, n) is
+ * _ext with every other parameter at its default, and _ext is _params with
+ * the struct filled from its arguments in field order. */
+static void check_constructors_agree(void) {
+    struct llama_scatter_params fixed = llama_scatter_default_params();
+    fixed.k = 48;
+    fixed.strength = 0.25f;
+    fixed.radius = 3.0f;
+    fixed.steps = 2;
+    check_same_outputs("fixed vs _params", llama_sampler_init_scatter(48, 0.25f, 3.0f, 2),
+                       llama_sampler_init_scatter_params(&fixed));
+    check_same_outputs("fixed vs _ext", llama_sampler_init_scatter(48, 0.25f, 3.0f, 2),
+                       llama_sampler_init_scatter_ext(48, 0.25f, 3.0f, 2, false, 0.02f, 0.30f, 0.55f, 0.0f, 64,
+                                                      1.0f, LLAMA_DEFAULT_SEED));
+    for (size_t i = 0; i < presets_count(); i++) {
+        const struct llama_scatter_params p = preset_with_seed(i, 99u + (uint32_t) i);
+        check_same_outputs(llama_scatter_preset_name(i), llama_sampler_init_scatter_params(&p),
+                           llama_sampler_init_scatter_ext(p.k, p.strength, p.radius, p.steps, p.adaptive,
+                                                          p.strength_min, p.strength_max, p.entropy_target,
+                                                          p.absorption, p.absorption_last_n, p.collision, p.seed));
+    }
+}
+
+/* The preset API: every listed name is found, the list ends with NULL,
+ * and an unknown name or a NULL leaves the output untouched. */
+static void check_preset_api(void) {
+    const size_t n = presets_count();
+    CHECK(n == 5, "%zu presets listed, SPEC §6 has 5", n);
+    for (size_t i = 0; i < n; i++) {
+        struct llama_scatter_params p = llama_scatter_default_params();
+        CHECK(llama_scatter_preset_params(llama_scatter_preset_name(i), &p), "preset %s not found",
+              llama_scatter_preset_name(i));
+        struct llama_sampler * s = llama_sampler_init_scatter_params(&p);
+        CHECK(strcmp(llama_sampler_name(s), "scatter") == 0, "preset %s is not active", llama_scatter_preset_name(i));
+        llama_sampler_free(s);
+    }
+    const char * const unknown[] = { "", "Creative", "creative ", "none", NULL };
+    for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
+        struct llama_scatter_params p = llama_scatter_default_params();
+        p.k = -7;
+        CHECK(!llama_scatter_preset_params(unknown[i], &p) && p.k == -7 && p.strength == 0.0f,
+              "unknown preset %zu changed the output", i);
+    }
+    CHECK(!llama_scatter_preset_params("creative", NULL), "a NULL output must give false");
 }
 
 int main(void) {
-    for (int i = 0; i < N_PRESETS; i++) {
-        scatter_params p = scatter_preset(i, 1234u + (uint32_t) i);
-        check_params_on_all_rows(&p);
+    for (size_t i = 0; i < presets_count(); i++) {
+        const struct llama_scatter_params p = preset_with_seed(i, 1234u + (uint32_t) i);
+        check_params_on_all_rows(llama_scatter_preset_name(i), &p);
     }
     /* Beyond the presets: several passes, small and large media, a narrow
      * and a wide kernel, full strength, adaptive with a steep curve. */
@@ -126,16 +176,16 @@ int main(void) {
         { 64, 1.0f, 0.5f, 1, false },  { 64, 0.5f, 8.0f, 3, false }, { 40, 0.05f, 1.5f, 1, true },
     };
     for (size_t i = 0; i < sizeof extra / sizeof extra[0]; i++) {
-        scatter_params p = scatter_defaults();
-        p.name = "extra";
+        struct llama_scatter_params p = llama_scatter_default_params();
         p.k = extra[i].k;
         p.strength = extra[i].s;
         p.radius = extra[i].r;
         p.steps = extra[i].steps;
         p.adaptive = extra[i].adaptive;
-        check_params_on_all_rows(&p);
+        check_params_on_all_rows("extra", &p);
     }
     check_names_and_noops();
-    check_fixed_equals_ext();
+    check_constructors_agree();
+    check_preset_api();
     return harness_finish("test_invariants");
 }

@@ -20,8 +20,11 @@ static void apply_row(struct llama_sampler * chain) {
 int main(void) {
     struct llama_sampler * chain = llama_sampler_chain_init(llama_sampler_chain_default_params());
     llama_sampler_chain_add(chain, llama_sampler_init_top_k(40));
-    llama_sampler_chain_add(chain, llama_sampler_init_scatter_ext(64, 0.14f, 2.5f, 1, true, 0.02f, 0.30f, 0.55f,
-                                                                  0.0f, 64, 0.5f, 17));
+    struct llama_scatter_params p = llama_scatter_default_params();
+    llama_scatter_preset_params("adaptive", &p);
+    p.collision = 0.5f;
+    p.seed = 17;
+    llama_sampler_chain_add(chain, llama_sampler_init_scatter_params(&p));
     llama_sampler_chain_add(chain, llama_sampler_init_dist(17));
     for (int t = 0; t < STEPS; t++) {
         apply_row(chain);

@@ -8,7 +8,7 @@
 
 #include "llama-scatter.h"
 #include "support/harness.h"
-#include "support/scatter_params.h"
+#include "support/presets.h"
 #include "support/synth.h"
 
 enum { N_THREADS = 8, N_APPLIES = 400, N_ROW = 300 };
@@ -46,8 +46,8 @@ static uint64_t drive(struct llama_sampler * s, int index, uint64_t h) {
 
 static void * work(void * arg) {
     job * j = arg;
-    scatter_params p = scatter_preset(j->index % N_PRESETS, 1000u + (uint32_t) j->index);
-    struct llama_sampler * own = scatter_make(&p);
+    const struct llama_scatter_params p = preset_with_seed((size_t) j->index % presets_count(), 1000u + (uint32_t) j->index);
+    struct llama_sampler * own = llama_sampler_init_scatter_params(&p);
     struct llama_sampler * clone = llama_sampler_clone(TEMPLATE);
     uint64_t h = drive(own, j->index, 0);
     h = drive(clone, j->index, h);
@@ -61,9 +61,11 @@ static void * work(void * arg) {
 }
 
 int main(void) {
-    scatter_params t = scatter_preset(4, 77); /* adaptive-absorb */
+    struct llama_scatter_params t = llama_scatter_default_params();
+    llama_scatter_preset_params("adaptive-absorb", &t);
+    t.seed = 77;
     t.collision = 0.5f;
-    TEMPLATE = scatter_make(&t);
+    TEMPLATE = llama_sampler_init_scatter_params(&t);
     for (int i = 0; i < 10; i++) {
         llama_sampler_accept(TEMPLATE, i);
     }

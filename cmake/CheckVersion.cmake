@@ -7,7 +7,7 @@ find_program(READELF readelf REQUIRED)
 execute_process(COMMAND "${READELF}" -d "${SHARED}" OUTPUT_VARIABLE dynamic COMMAND_ERROR_IS_FATAL ANY)
 string(REGEX MATCH "Library soname: \\[([^]]*)\\]" _ "${dynamic}")
 if(NOT CMAKE_MATCH_1 STREQUAL SONAME)
-    message(FATAL_ERROR "soname in ${SHARED} is '${CMAKE_MATCH_1}', expected '${SONAME}' (build.rs vs cmake/RustLibrary.cmake)")
+    message(FATAL_ERROR "soname in ${SHARED} is '${CMAKE_MATCH_1}', expected '${SONAME}' (cmake/RustLibrary.cmake passes it to build.rs in LLAMA_SCATTER_SONAME)")
 endif()
 
 file(STRINGS "${PC}" pc_version REGEX "^Version: ")

@@ -10,8 +10,7 @@
 #  - fuzz_*: each cargo-fuzz target for a short smoke run.
 find_program(VALGRIND_EXECUTABLE valgrind REQUIRED)
 
-set(_suites test_invariants test_gate test_absorption test_chain test_null test_threads test_hostile test_stats)
-foreach(suite IN LISTS _suites)
+foreach(suite IN LISTS LLAMA_SCATTER_C_SUITES)
     add_test(NAME memcheck_${suite}
         COMMAND "${VALGRIND_EXECUTABLE}" --quiet --leak-check=full
                 --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99
@@ -21,7 +20,7 @@ add_test(NAME helgrind_test_threads
     COMMAND "${VALGRIND_EXECUTABLE}" --quiet --tool=helgrind --error-exitcode=99 "$<TARGET_FILE:test_threads>")
 
 set(_sanitize -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
-foreach(suite IN LISTS _suites)
+foreach(suite IN LISTS LLAMA_SCATTER_C_SUITES)
     add_executable(asan_${suite} "${PROJECT_SOURCE_DIR}/c_tests/${suite}.c" ${SCATTER_TEST_SUPPORT_SOURCES})
     target_include_directories(asan_${suite} PRIVATE "${PROJECT_SOURCE_DIR}/c_tests")
     target_link_libraries(asan_${suite} PRIVATE llama_scatter::llama_scatter llama m Threads::Threads)

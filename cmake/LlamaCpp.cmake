@@ -132,6 +132,19 @@ endforeach()
 # still works.
 set(CMAKE_INSTALL_RPATH "$ORIGIN;$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
 
+# Without AMX kernels: GGML_NATIVE's -march=native turns them on wherever
+# the CPU flags advertise AMX, and on the virtual machines this project is
+# tested on (Intel Xeon under Firecracker) the first AMX instruction then
+# dies with SIGILL in ggml's q8_0 matrix product, whatever the model. The
+# sampler is unaffected; llama.cpp falls back to its AVX-512 kernels.
+# -DLLAMA_SCATTER_AMX=ON keeps them where they work.
+option(LLAMA_SCATTER_AMX "Let llama.cpp's native build use AMX kernels" OFF)
+include(CheckCCompilerFlag)
+check_c_compiler_flag(-mno-amx-int8 LLAMA_SCATTER_CAN_DISABLE_AMX)
+if(NOT LLAMA_SCATTER_AMX AND LLAMA_SCATTER_CAN_DISABLE_AMX)
+    add_compile_options(-mno-amx-tile -mno-amx-int8 -mno-amx-bf16)
+endif()
+
 add_subdirectory("${_llama_tree}" llama.cpp)
 
 if(LLAMA_SCATTER_LLAMA_TOOLS)

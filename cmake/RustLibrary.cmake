@@ -9,8 +9,9 @@ find_program(CARGO_EXECUTABLE cargo HINTS "$ENV{HOME}/.cargo/bin" REQUIRED)
 set(LLAMA_SCATTER_CARGO_TARGET_DIR "${PROJECT_BINARY_DIR}/cargo")
 set(_cargo_out "${LLAMA_SCATTER_CARGO_TARGET_DIR}/release")
 set(_lib_dir "${PROJECT_BINARY_DIR}/lib")
-# Soname policy (as build.rs sets it): .so.MAJOR, or .so.0.MINOR while the
-# major version is 0, where every minor release may break the ABI.
+# Soname policy, here only (build.rs links with the soname it is given in
+# LLAMA_SCATTER_SONAME): .so.MAJOR, or .so.0.MINOR while the major version
+# is 0, where every minor release may break the ABI.
 if(PROJECT_VERSION_MAJOR EQUAL 0)
     set(LLAMA_SCATTER_ABI_VERSION "0.${PROJECT_VERSION_MINOR}")
     set(LLAMA_SCATTER_COMPATIBILITY SameMinorVersion)
@@ -37,7 +38,8 @@ option(LLAMA_SCATTER_NATIVE "Build the Rust library with -C target-cpu=native" $
 set(LLAMA_SCATTER_CARGO_ENV
     "LLAMA_CPP_SOURCE_DIR=${LLAMA_CPP_SOURCE_DIR}"
     "LLAMA_CPP_LIB_DIR=$<TARGET_FILE_DIR:llama>"
-    "CARGO_TARGET_DIR=${LLAMA_SCATTER_CARGO_TARGET_DIR}")
+    "CARGO_TARGET_DIR=${LLAMA_SCATTER_CARGO_TARGET_DIR}"
+    "LLAMA_SCATTER_SONAME=${LLAMA_SCATTER_SONAME}")
 if(LLAMA_SCATTER_NATIVE)
     list(APPEND LLAMA_SCATTER_CARGO_ENV "RUSTFLAGS=-C target-cpu=native")
 endif()
@@ -66,8 +68,6 @@ add_custom_command(
 add_custom_target(llama_scatter_cargo ALL
     DEPENDS "${LLAMA_SCATTER_SHARED}" "${LLAMA_SCATTER_STATIC}")
 
-find_package(Threads REQUIRED)
-
 add_library(llama_scatter SHARED IMPORTED GLOBAL)
 set_target_properties(llama_scatter PROPERTIES
     IMPORTED_LOCATION "${LLAMA_SCATTER_SHARED}"
@@ -79,13 +79,14 @@ add_library(llama_scatter::llama_scatter ALIAS llama_scatter)
 
 # A Rust staticlib carries the Rust standard library, which needs these
 # system libraries (cargo's "native-static-libs" list on Linux).
-set(LLAMA_SCATTER_STATIC_SYSTEM_LIBS "Threads::Threads;${CMAKE_DL_LIBS};m;gcc_s;util;rt")
-set(LLAMA_SCATTER_STATIC_SYSTEM_LIBS_PC "-lpthread -ldl -lm -lgcc_s -lutil -lrt")
+# One list, for the CMake targets and (as -l flags) the pkg-config files.
+set(LLAMA_SCATTER_STATIC_SYSTEM_LIBS pthread ${CMAKE_DL_LIBS} m gcc_s util rt)
 if(NOT LLAMA_HAS_SAMPLER_INIT)
     # The C++ shim of src/ffi/compat.rs uses operator new.
     list(APPEND LLAMA_SCATTER_STATIC_SYSTEM_LIBS stdc++)
-    string(APPEND LLAMA_SCATTER_STATIC_SYSTEM_LIBS_PC " -lstdc++")
 endif()
+list(TRANSFORM LLAMA_SCATTER_STATIC_SYSTEM_LIBS PREPEND "-l" OUTPUT_VARIABLE _pc_libs)
+string(JOIN " " LLAMA_SCATTER_STATIC_SYSTEM_LIBS_PC ${_pc_libs})
 add_library(llama_scatter_static STATIC IMPORTED GLOBAL)
 set_target_properties(llama_scatter_static PROPERTIES
     IMPORTED_LOCATION "${LLAMA_SCATTER_STATIC}"

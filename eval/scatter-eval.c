@@ -34,7 +34,7 @@
  * CHAIN one of D (top_k 40, top_p 0.95, min_p 0.05), K (top_k 64), N (none),
  * M (min_p 0.1); SAMPLER one of
  *   temp                     temperature alone
- *   scatter:PRESET           a SPEC §6 preset (c_tests/support/scatter_params.c)
+ *   scatter:PRESET           a SPEC §6 preset (llama_scatter_preset_params)
  *   scatter-fixed:S          creative with strength S
  *   xtc:P,THRESHOLD          llama.cpp's XTC
  *   dyn:DELTA,EXPONENT       llama.cpp's dynamic temperature (temp_ext)
@@ -49,7 +49,6 @@
 #include <string.h>
 
 #include "llama-scatter.h"
-#include "scatter_params.h"
 
 enum { MAX_SETTINGS = 256, MAX_PROMPTS = 512, MAX_TOKENS = 256, MAX_GROUP = 256, MAX_PROMPT_TOKENS = 128 };
 /* The scorer's chunks: SCORE_BATCH tokens (their logits are SCORE_BATCH rows
@@ -114,7 +113,7 @@ typedef struct setting {
     char chain;
     float temp;
     sampler_kind kind;
-    scatter_params scatter;
+    struct llama_scatter_params scatter;
     float a, b; /* xtc: p, threshold; dyn: delta, exponent; adaptive-p: target, decay */
 } setting;
 
@@ -146,17 +145,11 @@ static int parse_setting(char * line, setting * s) {
     }
     if (!strcmp(f[3], "scatter")) {
         s->kind = S_SCATTER;
-        for (int i = 0; i < N_PRESETS; i++) {
-            if (!strcmp(scatter_preset(i, 0).name, arg)) {
-                s->scatter = scatter_preset(i, 0);
-                return 0;
-            }
-        }
-        return -1;
+        return llama_scatter_preset_params(arg, &s->scatter) ? 0 : -1;
     }
     if (!strcmp(f[3], "scatter-fixed")) {
         s->kind = S_SCATTER;
-        s->scatter = scatter_preset(1, 0);
+        llama_scatter_preset_params("creative", &s->scatter);
         s->scatter.strength = strtof(arg, NULL);
         return s->scatter.strength > 0.0f && s->scatter.strength <= 1.0f ? 0 : -1;
     }
@@ -253,9 +246,9 @@ static samplers make_samplers(const setting * s, uint32_t seed) {
     samplers m = { new_chain(), new_chain(), NULL };
     add_truncation(m.truncation, s->chain);
     if (s->kind == S_SCATTER) {
-        scatter_params p = s->scatter;
+        struct llama_scatter_params p = s->scatter;
         p.seed = seed;
-        m.scatter = scatter_make(&p);
+        m.scatter = llama_sampler_init_scatter_params(&p);
         llama_sampler_chain_add(m.rest, m.scatter);
     } else if (s->kind == S_XTC) {
         llama_sampler_chain_add(m.rest, llama_sampler_init_xtc(s->a, s->b, 1, seed));

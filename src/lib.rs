@@ -1,9 +1,15 @@
-//! C ABI of the scatter sampler for llama.cpp: `llama_sampler_init_scatter`
-//! and `llama_sampler_init_scatter_ext` (header `include/llama-scatter.h`).
+//! C ABI of the scatter sampler for llama.cpp (header
+//! `include/llama-scatter.h`): the constructors `llama_sampler_init_scatter`,
+//! `_ext` and `_params`, the parameter struct with its defaults and presets,
+//! `llama_sampler_scatter_stats`, the caps and the version.
 //!
 //! The math lives in the safe crate `scatter_core`; this crate is the thin
 //! boundary to llama.cpp and the only place with `unsafe`. Every entry point
 //! checks its pointers and catches panics, so none crosses into C.
+//!
+//! The exported functions take raw pointers but are not `unsafe fn`, as in
+//! rustls-ffi: each checks its pointers itself, and the C header carries no
+//! Rust `# Safety` sections.
 
 mod ffi;
 
@@ -11,6 +17,10 @@ pub use ffi::init::{llama_sampler_init_scatter, llama_sampler_init_scatter_ext};
 pub use ffi::limits::{
     LLAMA_SCATTER_MAX_ABSORPTION, LLAMA_SCATTER_MAX_ABSORPTION_LAST_N, LLAMA_SCATTER_MAX_RADIUS,
     LLAMA_SCATTER_MAX_STEPS,
+};
+pub use ffi::params::{
+    llama_sampler_init_scatter_params, llama_scatter_default_params, llama_scatter_preset_name,
+    llama_scatter_preset_params,
 };
 pub use ffi::stats::{llama_sampler_scatter_stats, llama_scatter_stats};
 pub use ffi::version::{

@@ -15,7 +15,7 @@ bool is_untouched(const llama_token_data_array * arr, const llama_token_data * b
            (n == 0 || memcmp(buf, input, n * sizeof *input) == 0);
 }
 
-static void check_rewritten(const char * label, const llama_token_data_array * arr, const scatter_params * p,
+static void check_rewritten(const char * label, const llama_token_data_array * arr, const struct llama_scatter_params * p,
                             const int32_t * ids, const double * probs, size_t m) {
     CHECK(arr->size == m, "%s: size %zu, expected min(k, n_finite) = %zu", label, arr->size, m);
     CHECK(arr->sorted, "%s: sorted flag not set", label);
@@ -63,7 +63,7 @@ static void check_rewritten(const char * label, const llama_token_data_array * a
     }
 }
 
-bool check_scatter_apply(const char * label, struct llama_sampler * smpl, const scatter_params * p,
+bool check_scatter_apply(const char * label, struct llama_sampler * smpl, const struct llama_scatter_params * p,
                          const llama_token_data * input, size_t n, bool sorted,
                          const int32_t * history, size_t n_history) {
     const int64_t selected = n > 0 ? (int64_t) (n - 1) : -1;

@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "llama.h"
-#include "scatter_params.h"
+#include "llama-scatter.h"
 
 /* Applies `smpl` (built from `p`, with `history` already accepted, oldest
  * first) to a copy of input[0..n) marked `sorted`, then checks:
@@ -18,7 +18,7 @@
  * exactly (without absorption), p and logits non-increasing, p summing to 1
  * within 1e-6, softmax(logits) == p, and no token from outside the top-k.
  * Returns whether the array was rewritten. */
-bool check_scatter_apply(const char * label, struct llama_sampler * smpl, const scatter_params * p,
+bool check_scatter_apply(const char * label, struct llama_sampler * smpl, const struct llama_scatter_params * p,
                          const llama_token_data * input, size_t n, bool sorted,
                          const int32_t * history, size_t n_history);
 

@@ -22,7 +22,7 @@ static double clamp01(double x) {
     return x < 0.0 ? 0.0 : (x > 1.0 ? 1.0 : x);
 }
 
-static double adaptive_strength(const double * p, size_t m, const scatter_params * sp) {
+static double adaptive_strength(const double * p, size_t m, const struct llama_scatter_params * sp) {
     double lo = clamp01(sp->strength_min), hi = clamp01(sp->strength_max);
     if (lo > hi) {
         double t = lo;
@@ -51,7 +51,7 @@ static void normalize(double * p, size_t m) {
     }
 }
 
-size_t reference_scatter(const llama_token_data * in, size_t n, const scatter_params * sp,
+size_t reference_scatter(const llama_token_data * in, size_t n, const struct llama_scatter_params * sp,
                          const int32_t * history, size_t n_history, int32_t * ids, double * probs) {
     ranked * all = malloc((n ? n : 1) * sizeof *all);
     size_t n_finite = 0;

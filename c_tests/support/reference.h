@@ -8,13 +8,13 @@
 #include <stdint.h>
 
 #include "llama.h"
-#include "scatter_params.h"
+#include "llama-scatter.h"
 
 /* Writes the medium (ids and probabilities, best first) and returns its
  * size m, or returns 0 when SPEC leaves the array untouched (fewer than two
  * finite candidates, or a +inf logit). `history` holds every accepted
  * token, oldest first; ids and probs need room for min(k, n) entries. */
-size_t reference_scatter(const llama_token_data * in, size_t n, const scatter_params * p,
+size_t reference_scatter(const llama_token_data * in, size_t n, const struct llama_scatter_params * p,
                          const int32_t * history, size_t n_history, int32_t * ids, double * probs);
 
 #endif

@@ -9,7 +9,7 @@
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use llama_scatter::llama_sampler_init_scatter_ext;
+use llama_scatter::llama_sampler_init_scatter_params;
 use llama_scatter_fuzz::RawParams;
 use std::ffi::{c_char, c_void, CStr};
 
@@ -68,22 +68,7 @@ struct Input {
 }
 
 fn make(r: &RawParams) -> *mut Sampler {
-    let p = r.params();
-    llama_sampler_init_scatter_ext(
-        p.k,
-        p.strength,
-        p.radius,
-        p.steps,
-        p.adaptive,
-        p.strength_min,
-        p.strength_max,
-        p.entropy_target,
-        p.absorption,
-        p.absorption_last_n,
-        p.collision,
-        p.seed,
-    )
-    .cast()
+    llama_sampler_init_scatter_params(&r.params()).cast()
 }
 
 fn apply(smpl: *mut Sampler, logits: &[u32], sorted: bool, selected: i64) {

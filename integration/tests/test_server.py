@@ -11,15 +11,9 @@ import time
 import urllib.error
 import urllib.request
 
-from tools import COMMON_ARGS, Failure, args, check, run_tests
+from tools import COMMON_ARGS, DEFAULT_FIELDS, PRESET_FIELDS, Failure, args, check, run_tests
 
 BIN, MODEL = args()
-FIELDS = {
-    "scatter_k": 64, "scatter_strength": 0.0, "scatter_radius": 2.5, "scatter_steps": 1,
-    "scatter_adaptive": False, "scatter_strength_min": 0.02, "scatter_strength_max": 0.30,
-    "scatter_entropy_target": 0.55, "scatter_absorption": 0.0, "scatter_absorption_last_n": 64,
-    "scatter_collision": 1.0,
-}
 # Server-wide defaults given on the command line; /props must show them.
 SERVER_FLAGS = {"--scatter-radius": 3.0, "--scatter-steps": 2}
 PROMPT = "The old lighthouse keeper opened the door and"
@@ -91,7 +85,7 @@ def props_show_the_defaults():
     status, props = server.request("/props")
     check(status == 200, f"/props -> {status}")
     params = props["default_generation_settings"]["params"]
-    expected = dict(FIELDS, scatter_radius=SERVER_FLAGS["--scatter-radius"], scatter_steps=SERVER_FLAGS["--scatter-steps"])
+    expected = dict(DEFAULT_FIELDS, scatter_radius=SERVER_FLAGS["--scatter-radius"], scatter_steps=SERVER_FLAGS["--scatter-steps"])
     for name, value in expected.items():
         check(name in params, f"/props lacks {name}")
         check(abs(params[name] - value) < 1e-6 if isinstance(value, float) else params[name] == value,
@@ -111,9 +105,13 @@ def fields_reach_the_sampler_and_the_response():
     for name, value in request.items():
         check(abs(settings[name] - value) < 1e-6 if isinstance(value, float) else settings[name] == value,
               f"generation_settings {name} = {settings.get(name)}, expected {value}")
-    preset = complete(seed=3, scatter_preset="collision", scatter_radius=3.5)["generation_settings"]
-    check(abs(preset["scatter_collision"] - 0.25) < 1e-6 and abs(preset["scatter_strength"] - 0.3) < 1e-6
-          and abs(preset["scatter_radius"] - 3.5) < 1e-6, f"scatter_preset + override: {preset}")
+    # Every preset of the library, and a field after it overriding it.
+    for name, fields in PRESET_FIELDS.items():
+        for override in [{}, {"scatter_radius": 3.5}]:
+            settings = complete(seed=3, scatter_preset=name, **override)["generation_settings"]
+            for field, value in dict(fields, **override).items():
+                check(abs(settings[field] - value) < 1e-6,
+                      f"scatter_preset {name} {override}: {field} = {settings[field]}, expected {value}")
 
 
 def reproducible_per_seed():

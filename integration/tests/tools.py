@@ -4,14 +4,49 @@ Every test gets the directory of the built tools and the model path on its
 command line: `python3 test_x.py BIN_DIR MODEL`.
 """
 
+import ctypes
 import os
 import subprocess
 import sys
 
-# The presets of SPEC section 6, and those that leave the ranking (hence
-# greedy decoding) untouched: all but absorption, which may reorder.
-PRESETS = ["subtle", "creative", "adaptive", "collision", "adaptive-absorb"]
-RANK_PRESERVING = ["subtle", "creative", "adaptive", "collision"]
+
+class ScatterParams(ctypes.Structure):
+    """`struct llama_scatter_params` of include/llama-scatter.h."""
+    _fields_ = [("k", ctypes.c_int32), ("strength", ctypes.c_float), ("radius", ctypes.c_float),
+                ("steps", ctypes.c_int32), ("adaptive", ctypes.c_bool), ("strength_min", ctypes.c_float),
+                ("strength_max", ctypes.c_float), ("entropy_target", ctypes.c_float),
+                ("absorption", ctypes.c_float), ("absorption_last_n", ctypes.c_int32),
+                ("collision", ctypes.c_float), ("seed", ctypes.c_uint32)]
+
+
+def _library_presets():
+    """The defaults and the presets as the library defines them (CTest gives
+    its path in LLAMA_SCATTER_LIBRARY): the tests hold no copy of either."""
+    lib = ctypes.CDLL(os.environ["LLAMA_SCATTER_LIBRARY"])
+    lib.llama_scatter_default_params.restype = ScatterParams
+    lib.llama_scatter_preset_name.restype = ctypes.c_char_p
+    lib.llama_scatter_preset_name.argtypes = [ctypes.c_size_t]
+    lib.llama_scatter_preset_params.restype = ctypes.c_bool
+    lib.llama_scatter_preset_params.argtypes = [ctypes.c_char_p, ctypes.POINTER(ScatterParams)]
+
+    def fields(p):
+        return {"scatter_" + name: getattr(p, name) for name, _ in ScatterParams._fields_ if name != "seed"}
+
+    presets = {}
+    while (name := lib.llama_scatter_preset_name(len(presets))) is not None:
+        p = ScatterParams()
+        if not lib.llama_scatter_preset_params(name, ctypes.byref(p)):
+            sys.exit(f"the library lists preset {name!r} but does not know it")
+        presets[name.decode()] = fields(p)
+    return fields(lib.llama_scatter_default_params()), presets
+
+
+# The server fields at their defaults, every preset's fields, and the presets
+# that leave the ranking (hence greedy decoding) untouched: all but those
+# with absorption, which may reorder.
+DEFAULT_FIELDS, PRESET_FIELDS = _library_presets()
+PRESETS = list(PRESET_FIELDS)
+RANK_PRESERVING = [name for name, fields in PRESET_FIELDS.items() if fields["scatter_absorption"] == 0.0]
 
 PROMPTS = [
     "The old lighthouse keeper opened the door and",

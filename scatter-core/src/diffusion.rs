@@ -12,14 +12,14 @@
 //! (radius, n, k, m), never on which sizes came before, so a result does
 //! not depend on the sampler's past.
 
-use crate::kernel::{RankKernel, Smoothing, LANES, SHORT};
+use crate::kernel::{RankKernel, Smoothing, MAX_SHORT_MEDIUM, PASS_BLOCK};
 
 /// Largest medium served by a dense operator. Storage for every size up to
 /// it (Σ m·⌈m⌉₁₆ doubles, ~0.76 MB at 64) is reserved, zeroed, when the
 /// sampler is made, so that apply never allocates; glibc serves a block
 /// that large from fresh zero pages, which stay unmapped until a size
 /// occurs. 64 is the largest `k` of the SPEC §6 presets.
-const MAX_DENSE: usize = 64;
+const MAX_DENSE_MEDIUM: usize = 64;
 
 #[derive(Clone, Debug)]
 pub(crate) struct Diffusion {
@@ -35,7 +35,7 @@ struct Operators {
     /// Largest size with a dense operator (at least 2).
     limit: usize,
     /// `offsets[m]`: start of the operator of size m in `storage`, stored
-    /// by columns, each padded with zeros to a multiple of [`LANES`].
+    /// by columns, each padded with zeros to a multiple of [`PASS_BLOCK`].
     offsets: Vec<usize>,
     /// `built[m]`: whether the operator of size m is in `storage`.
     built: Vec<bool>,
@@ -49,7 +49,7 @@ impl Diffusion {
         // n > 1 dense is the cheaper below n·(2·reach + 1).
         let limit = if steps > 1 {
             let band = 2 * kernel.reach() + 1;
-            k.min(MAX_DENSE).min(steps as usize * band - 1)
+            k.min(MAX_DENSE_MEDIUM).min(steps as usize * band - 1)
         } else {
             0
         };
@@ -61,19 +61,19 @@ impl Diffusion {
     }
 
     /// `(D⁻¹K)ⁿ p` for a medium of 2 to `N` ranks held in `N` lanes, zeros
-    /// past its end, `N` being [`SHORT`] ([`RankKernel::smooth_short`]) or
-    /// [`crate::kernel::CAP`] (the dense operator where there is one, else
-    /// [`RankKernel::smooth_capped`]).
+    /// past its end, `N` being [`MAX_SHORT_MEDIUM`] ([`RankKernel::smooth_one_vector`]) or
+    /// [`crate::kernel::MAX_STACK_MEDIUM`] (the dense operator where there is one, else
+    /// [`RankKernel::smooth_toeplitz`]).
     #[inline(always)]
-    pub(crate) fn smooth_fixed<const N: usize>(
+    pub(crate) fn smooth_on_stack<const N: usize>(
         &mut self,
         p: &[f64; N],
         m: usize,
         s: &mut Smoothing,
         q: &mut [f64; N],
     ) {
-        if N == SHORT {
-            *q = self.kernel.smooth_short(p, m, self.steps);
+        if N == MAX_SHORT_MEDIUM {
+            *q = self.kernel.smooth_one_vector(p, m, self.steps);
             return;
         }
         match &mut self.dense {
@@ -81,7 +81,7 @@ impl Diffusion {
                 let operator = ops.operator(m, &self.kernel, self.steps, s);
                 apply_dense(operator, stride(m), &p[..m], &mut q[..m]);
             }
-            _ => self.kernel.smooth_capped(p, m, self.steps, q),
+            _ => self.kernel.smooth_toeplitz(p, m, self.steps, q),
         }
     }
 
@@ -143,7 +143,7 @@ impl Clone for Operators {
 }
 
 fn stride(m: usize) -> usize {
-    m.next_multiple_of(LANES)
+    m.next_multiple_of(PASS_BLOCK)
 }
 
 /// Column j of `operator` (zeros on entry) ← n banded passes over e_j.
@@ -155,15 +155,15 @@ fn build(kernel: &RankKernel, steps: u32, m: usize, operator: &mut [f64], s: &mu
     }
 }
 
-/// `out = A p` for A stored by padded columns: blocks of [`LANES`] rows
+/// `out = A p` for A stored by padded columns: blocks of [`PASS_BLOCK`] rows
 /// accumulated in registers over the columns, even and odd columns in two
 /// sums so that each lane's additions form two chains, not one.
 fn apply_dense(operator: &[f64], stride: usize, p: &[f64], out: &mut [f64]) {
-    for (block, out) in out.chunks_mut(LANES).enumerate() {
-        let rows = |j: usize| &operator[j * stride + block * LANES..][..LANES];
-        let mut even = [0.0; LANES];
-        let mut odd = [0.0; LANES];
-        let axpy = |acc: &mut [f64; LANES], x: f64, column: &[f64]| {
+    for (block, out) in out.chunks_mut(PASS_BLOCK).enumerate() {
+        let rows = |j: usize| &operator[j * stride + block * PASS_BLOCK..][..PASS_BLOCK];
+        let mut even = [0.0; PASS_BLOCK];
+        let mut odd = [0.0; PASS_BLOCK];
+        let axpy = |acc: &mut [f64; PASS_BLOCK], x: f64, column: &[f64]| {
             for (a, c) in acc.iter_mut().zip(column) {
                 *a += x * c;
             }
@@ -213,7 +213,7 @@ mod tests {
     fn dense_only_where_it_is_cheaper_and_never_for_one_step() {
         assert_eq!(Diffusion::new(2.5, 1, 64).limit(), 0);
         assert_eq!(Diffusion::new(2.5, 4, 40).limit(), 40);
-        assert_eq!(Diffusion::new(2.5, 4, 1000).limit(), MAX_DENSE);
+        assert_eq!(Diffusion::new(2.5, 4, 1000).limit(), MAX_DENSE_MEDIUM);
         // Reach 1: a pass costs 3 multiply-adds per rank, 2 passes 6.
         let narrow = Diffusion::new(0.15, 2, 64);
         assert_eq!(narrow.kernel.reach(), 1);

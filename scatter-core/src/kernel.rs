@@ -8,6 +8,7 @@
 //! write-back floor ε = 1e-10 and below f32 resolution at ε. That bounds
 //! the reach to `radius·√(120·ln 2) ≈ 9.12·radius` ranks.
 
+use crate::expln::VECTOR_LANES;
 use std::f64::consts::LN_2;
 
 #[derive(Clone, Debug)]
@@ -16,20 +17,21 @@ pub(crate) struct RankKernel {
     weights: Vec<f64>,
     /// `cumulative[d]` = Σ K over distances 0..=d: row sums in O(1).
     cumulative: Vec<f64>,
-    /// The kernel as a Toeplitz band for media of up to [`CAP`]:
-    /// `toeplitz[CAP + t]` = K at rank distance |t| for t in
-    /// −CAP..CAP + [`SHORT`], zero past the reach, so that the weights of
-    /// rank j on the [`SHORT`] outputs from rank i are the contiguous
-    /// `toeplitz[CAP + i − j..][..SHORT]`: one vector load, no shuffle.
+    /// The kernel as a Toeplitz band for media of up to
+    /// [`MAX_STACK_MEDIUM`] (S below): `toeplitz[S + t]` = K at rank
+    /// distance |t| for t in −S..S + [`VECTOR_LANES`], zero past the reach,
+    /// so that the weights of rank j on the [`VECTOR_LANES`] outputs from
+    /// rank i are the contiguous `toeplitz[S + i − j..][..VECTOR_LANES]`: one
+    /// vector load, no shuffle.
     /// Inline, so that the capped and short paths read no other buffer.
-    toeplitz: [f64; 2 * CAP + SHORT],
+    toeplitz: [f64; 2 * MAX_STACK_MEDIUM + VECTOR_LANES],
     /// `from_start[i]` = Σ K over distances 0..=min(i, reach): the part of
     /// row i's sum on the ranks before it, the centre included.
-    from_start: [f64; CAP],
+    from_start: [f64; MAX_STACK_MEDIUM],
     /// `from_start` reversed, then +∞: row i of a medium of m sums to
-    /// `from_start[i] + from_end[CAP − m + i] − 1`, the same three terms
+    /// `from_start[i] + from_end[MAX_STACK_MEDIUM − m + i] − 1`, the same three terms
     /// as [`Self::row_sum`], and lanes past the medium divide by +∞ to 0.
-    from_end: [f64; 2 * CAP],
+    from_end: [f64; 2 * MAX_STACK_MEDIUM],
 }
 
 impl RankKernel {
@@ -47,12 +49,12 @@ impl RankKernel {
             })
             .collect();
         let weight = |d: usize| weights.get(d).copied().unwrap_or(0.0);
-        let toeplitz = std::array::from_fn(|t| weight(t.abs_diff(CAP)));
-        let from_start: [f64; CAP] =
+        let toeplitz = std::array::from_fn(|t| weight(t.abs_diff(MAX_STACK_MEDIUM)));
+        let from_start: [f64; MAX_STACK_MEDIUM] =
             std::array::from_fn(|i| cumulative[i.min(cumulative.len() - 1)]);
         let from_end = std::array::from_fn(|t| {
             from_start
-                .get(CAP.wrapping_sub(t + 1))
+                .get(MAX_STACK_MEDIUM.wrapping_sub(t + 1))
                 .copied()
                 .unwrap_or(f64::INFINITY)
         });
@@ -80,7 +82,7 @@ impl RankKernel {
         let m = p.len();
         let reach = (self.weights.len() - 1).min(m.saturating_sub(1));
         // One allocation: the padded distribution, then the row sums.
-        let padded = reach + m.next_multiple_of(LANES) + reach;
+        let padded = reach + m.next_multiple_of(PASS_BLOCK) + reach;
         s.padded.clear();
         s.padded.resize(padded, 0.0);
         s.padded.extend((0..m).map(|i| self.row_sum(i, m, reach)));
@@ -105,7 +107,7 @@ impl RankKernel {
     }
 
     /// [`Self::smooth`] for a medium of 2 to `N` ranks held in `N` lanes
-    /// (`p.len() == N`; `N` is [`SHORT`], generic only so that the caller,
+    /// (`p.len() == N`; `N` is [`MAX_SHORT_MEDIUM`], generic only so that the caller,
     /// generic over its lane count, can use it), zeros past its end:
     /// each pass is the whole N × N kernel at once, and the row sums are the
     /// same product applied to the medium's indicator, so there are no
@@ -114,13 +116,18 @@ impl RankKernel {
     /// in the end-to-end benchmark), right after a model evaluation has
     /// evicted the caches, where every code line is a miss.
     #[inline(always)]
-    pub(crate) fn smooth_short<const N: usize>(&self, p: &[f64], m: usize, steps: u32) -> [f64; N] {
+    pub(crate) fn smooth_one_vector<const N: usize>(
+        &self,
+        p: &[f64],
+        m: usize,
+        steps: u32,
+    ) -> [f64; N] {
         let indicator: [f64; N] = std::array::from_fn(|j| if j < m { 1.0 } else { 0.0 });
-        let rows = self.product_short(&indicator);
+        let rows = self.product_one_vector(&indicator);
         let mut q = [0.0; N];
         q.copy_from_slice(p);
         for _ in 0..steps {
-            let y = self.product_short(&q);
+            let y = self.product_one_vector(&q);
             // Past the medium a row may sum to 0; its output stays 0.
             for (i, (q, (y, row))) in q.iter_mut().zip(y.iter().zip(rows)).enumerate() {
                 *q = if i < m { y / row } else { 0.0 };
@@ -134,22 +141,22 @@ impl RankKernel {
     /// the centre of the Toeplitz band (constant indices: the permutations
     /// are known when this is compiled).
     #[inline(always)]
-    fn product_short<const N: usize>(&self, x: &[f64; N]) -> [f64; N] {
+    fn product_one_vector<const N: usize>(&self, x: &[f64; N]) -> [f64; N] {
         let mut y = [0.0; N];
         for (j, &xj) in x.iter().enumerate() {
             for (i, yi) in y.iter_mut().enumerate() {
-                *yi += self.toeplitz[CAP + i.abs_diff(j)] * xj;
+                *yi += self.toeplitz[MAX_STACK_MEDIUM + i.abs_diff(j)] * xj;
             }
         }
         y
     }
 
-    /// [`Self::smooth`] for a medium of m ≤ [`CAP`] ranks held in a
-    /// zero-padded array of `N` lanes. For media past [`SHORT`], the usual
+    /// [`Self::smooth`] for a medium of m ≤ [`MAX_STACK_MEDIUM`] ranks held in a
+    /// zero-padded array of `N` lanes. For media past [`MAX_SHORT_MEDIUM`], the usual
     /// size after `top_k` alone: each pass is a Toeplitz product (see
     /// [`Self::band`]) on the medium's ⌈m/8⌉ vectors, in one or two groups
     /// whose sums stay in registers.
-    pub(crate) fn smooth_capped<const N: usize>(
+    pub(crate) fn smooth_toeplitz<const N: usize>(
         &self,
         p: &[f64; N],
         m: usize,
@@ -158,7 +165,7 @@ impl RankKernel {
     ) {
         // One copy per number of vectors; at most four sums per group,
         // because LLVM keeps no more in registers.
-        match m.div_ceil(SHORT) {
+        match m.div_ceil(VECTOR_LANES) {
             2 => self.passes::<2, 0, N>(p, m, steps, q),
             3 => self.passes::<3, 0, N>(p, m, steps, q),
             4 => self.passes::<4, 0, N>(p, m, steps, q),
@@ -170,7 +177,7 @@ impl RankKernel {
     }
 
     /// `steps` passes into `q`, the outputs in a group of `A` vectors of
-    /// [`SHORT`] lanes and one of `B` after it (m ≤ (A + B)·SHORT). The
+    /// [`VECTOR_LANES`] lanes and one of `B` after it (m ≤ (A + B)·VECTOR_LANES). The
     /// first pass reads `p`, later ones `q`: no copy of the medium.
     fn passes<const A: usize, const B: usize, const N: usize>(
         &self,
@@ -179,13 +186,13 @@ impl RankKernel {
         steps: u32,
         q: &mut [f64; N],
     ) {
-        let ends = &self.from_end[CAP - m..][..N];
+        let ends = &self.from_end[MAX_STACK_MEDIUM - m..][..N];
         let rows: [f64; N] = std::array::from_fn(|i| self.from_start[i] + ends[i] - 1.0);
         for step in 0..steps {
             let mut sums = [0.0; N];
             let x = if step == 0 { p } else { &*q };
             self.band::<A, N>(x, m, 0, &mut sums);
-            self.band::<B, N>(x, m, A * SHORT, &mut sums);
+            self.band::<B, N>(x, m, A * VECTOR_LANES, &mut sums);
             for ((q, sum), row) in q.iter_mut().zip(sums).zip(rows) {
                 *q = sum / row;
             }
@@ -194,7 +201,7 @@ impl RankKernel {
 
     /// `K·x` into `out[first..first + 8V]`, over the ranks of `x` within
     /// the reach of those outputs: rank j adds its value times
-    /// `toeplitz[CAP + i − j..][..8]` to the vector of outputs from i. One
+    /// `toeplitz[MAX_STACK_MEDIUM + i − j..][..8]` to the vector of outputs from i. One
     /// load per multiply-add, where the paired neighbours of [`Self::pass`]
     /// need two (BENCHMARKS.md); the band's zeros inside a vector are
     /// multiplied too.
@@ -211,21 +218,22 @@ impl RankKernel {
             return;
         }
         let lo = first.saturating_sub(self.reach());
-        let hi = m.min(first + V * SHORT + self.reach());
-        let mut sums = [[0.0; SHORT]; V];
+        let hi = m.min(first + V * VECTOR_LANES + self.reach());
+        let mut sums = [[0.0; VECTOR_LANES]; V];
         // Index loops: the same loops over iterators (enumerate, skip, zip)
         // ran 20–40 ns slower per apply on media of 12 to 64.
         #[allow(clippy::needless_range_loop)]
         for j in lo..hi {
             let xj = x[j];
             for b in 0..V {
-                let weights = &self.toeplitz[CAP + first + SHORT * b - j..][..SHORT];
-                for l in 0..SHORT {
+                let weights = &self.toeplitz[MAX_STACK_MEDIUM + first + VECTOR_LANES * b - j..]
+                    [..VECTOR_LANES];
+                for l in 0..VECTOR_LANES {
                     sums[b][l] += weights[l] * xj;
                 }
             }
         }
-        for (out, sum) in out[first..].chunks_exact_mut(SHORT).zip(sums) {
+        for (out, sum) in out[first..].chunks_exact_mut(VECTOR_LANES).zip(sums) {
             out.copy_from_slice(&sum);
         }
     }
@@ -233,7 +241,7 @@ impl RankKernel {
     /// One pass from `src` (the distribution at offset `reach`, zero
     /// beyond it on both sides) into `out`, divided by the row sums.
     ///
-    /// Each block of [`LANES`] outputs is accumulated in registers over the
+    /// Each block of [`PASS_BLOCK`] outputs is accumulated in registers over the
     /// rank distances d, from the two neighbours at ±d (equal weights, so one
     /// multiply per pair). Nothing is stored until the block is done, and the
     /// blocks' sums do not wait on each other, so the loop vectorises and
@@ -242,17 +250,17 @@ impl RankKernel {
     /// first, which also keeps the rounding small.
     fn pass(&self, src: &[f64], rows: &[f64], out: &mut [f64], reach: usize) {
         let weights = &self.weights[..=reach];
-        for (block, out) in out.chunks_mut(LANES).enumerate() {
-            let at = reach + block * LANES;
+        for (block, out) in out.chunks_mut(PASS_BLOCK).enumerate() {
+            let at = reach + block * PASS_BLOCK;
             // Two sums (odd and even distances) halve the chain of
             // dependent additions each lane waits on.
-            let mut odd = [0.0; LANES];
-            let mut even = [0.0; LANES];
-            even.copy_from_slice(&src[at..at + LANES]);
+            let mut odd = [0.0; PASS_BLOCK];
+            let mut even = [0.0; PASS_BLOCK];
+            even.copy_from_slice(&src[at..at + PASS_BLOCK]);
             for (d, pair) in (1..).step_by(2).zip(weights[1..].chunks(2)) {
-                let neighbours = |d: usize, w: f64, acc: &mut [f64; LANES]| {
-                    let below = &src[at - d..at - d + LANES];
-                    let above = &src[at + d..at + d + LANES];
+                let neighbours = |d: usize, w: f64, acc: &mut [f64; PASS_BLOCK]| {
+                    let below = &src[at - d..at - d + PASS_BLOCK];
+                    let above = &src[at + d..at + d + PASS_BLOCK];
                     for ((a, x), y) in acc.iter_mut().zip(below).zip(above) {
                         *a += w * (x + y);
                     }
@@ -272,17 +280,16 @@ impl RankKernel {
     }
 }
 
-/// The short path's length: one AVX-512 vector of f64, the polynomials'
-/// [`crate::expln::LANES`].
-pub(crate) const SHORT: usize = crate::expln::LANES;
+/// The longest medium of the short path: one vector of [`VECTOR_LANES`].
+pub(crate) const MAX_SHORT_MEDIUM: usize = VECTOR_LANES;
 
-/// The longest medium of [`RankKernel::smooth_capped`]: the `k` of every
-/// SPEC §6 preset.
-pub(crate) const CAP: usize = 64;
+/// The longest medium scattered on the stack ([`RankKernel::smooth_toeplitz`]):
+/// the `k` of every SPEC §6 preset.
+pub(crate) const MAX_STACK_MEDIUM: usize = 64;
 
 /// Outputs computed together by [`RankKernel::smooth`]: two AVX-512
 /// vectors of f64, or four AVX2 ones.
-pub(crate) const LANES: usize = 16;
+pub(crate) const PASS_BLOCK: usize = 16;
 
 /// Scratch for [`RankKernel::smooth`], reused across applies: the
 /// distribution a pass reads, zero-padded by the reach on both sides and
@@ -342,7 +349,7 @@ mod tests {
         }
     }
 
-    /// The fixed-length forms ([`SHORT`] lanes, and up to [`CAP`] for the
+    /// The fixed-length forms ([`VECTOR_LANES`] lanes, and up to [`MAX_STACK_MEDIUM`] for the
     /// Toeplitz product) against the banded passes: every medium size, a
     /// reach of 0, 2, 4, 22 and 145 ranks (inside and beyond a vector, and
     /// beyond the medium), one and several steps; zeros past the medium.
@@ -364,22 +371,22 @@ mod tests {
         let mut scratch = Smoothing::default();
         for radius in [0.1, 0.3, 0.5, 2.5, 16.0] {
             let kernel = RankKernel::new(radius);
-            for m in 2..=CAP {
+            for m in 2..=MAX_STACK_MEDIUM {
                 for steps in [1, 2, 8] {
                     let p: Vec<f64> = (0..m).map(|i| 1.0 / (1.0 + i as f64)).collect();
                     let passes = kernel.smooth(&p, steps, &mut scratch).to_vec();
                     let what = format!("radius {radius} m {m} steps {steps}");
-                    let mut capped = [0.0; CAP];
+                    let mut capped = [0.0; MAX_STACK_MEDIUM];
                     capped[..m].copy_from_slice(&p);
                     // Garbage in the output: every lane must be written.
-                    let mut q = [f64::NAN; CAP];
-                    kernel.smooth_capped(&capped, m, steps, &mut q);
+                    let mut q = [f64::NAN; MAX_STACK_MEDIUM];
+                    kernel.smooth_toeplitz(&capped, m, steps, &mut q);
                     check(&q, &passes, steps, &what);
-                    if m <= SHORT {
-                        let mut short = [0.0; SHORT];
+                    if m <= MAX_SHORT_MEDIUM {
+                        let mut short = [0.0; MAX_SHORT_MEDIUM];
                         short[..m].copy_from_slice(&p);
                         check(
-                            &kernel.smooth_short::<SHORT>(&short, m, steps),
+                            &kernel.smooth_one_vector::<MAX_SHORT_MEDIUM>(&short, m, steps),
                             &passes,
                             steps,
                             &what,

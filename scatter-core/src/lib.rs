@@ -43,6 +43,7 @@ mod history;
 mod kernel;
 mod medium;
 pub mod params;
+pub mod reference;
 mod sampler;
 mod strength;
 

@@ -1,6 +1,8 @@
-//! The eleven user parameters plus the seed, and the hygiene rules (SPEC
-//! §4.1) that turn any combination of them, hostile ones included, into a
-//! defined configuration or into "noop".
+//! The eleven user parameters plus the seed, the presets, and the hygiene
+//! rules (SPEC §4.1) that turn any combination of them, hostile ones
+//! included, into a defined configuration or into "noop".
+
+use std::ffi::CStr;
 
 /// `LLAMA_DEFAULT_SEED`: ask for a fresh random seed, as llama.cpp's `dist`
 /// and `xtc` samplers do.
@@ -24,54 +26,77 @@ pub const MAX_ABSORPTION: f64 = 1000.0;
 /// are accepted and never beyond this, whatever `absorption_last_n` says.
 pub const HISTORY_CAPACITY: usize = 65_536;
 
-/// Parameters exactly as the C API takes them (SPEC §2 and §3). Any value is
-/// accepted; [`crate::Scatter::new`] applies the documented clamps.
+/// Every parameter of a scatter sampler, the seed included (SPEC §2, §3).
+///
+/// This one type is the C API's `struct llama_scatter_params`: start from
+/// `llama_scatter_default_params()` or `llama_scatter_preset_params()` and
+/// change the fields you need. Any value is accepted; the sampler applies the
+/// documented clamps, and a combination with no effect gives the do-nothing
+/// `?scatter` sampler. Defaults in brackets.
+#[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Params {
-    /// Size of the medium: how many of the best finite candidates take part.
+    /// [64] Size of the medium: how many of the best finite candidates take
+    /// part. `<= 1` disables.
     pub k: i32,
-    /// Blend between the direct (0) and the scattered (1) distribution.
+    /// [0.0] Blend between the direct (0) and the rank-smoothed (1)
+    /// distribution, clamped to [0, 1]. 0 disables, unless adaptive or
+    /// absorption is on.
     pub strength: f32,
-    /// Gaussian radius in rank units.
+    /// [2.5] Gaussian radius in ranks, capped at 16. `<= 0` disables.
     pub radius: f32,
-    /// Number of diffusion passes.
+    /// [1] Diffusion passes, capped at 8; n passes act like one pass of
+    /// radius·√n. `<= 0` disables.
     pub steps: i32,
-    /// Entropy-feedback strength (SPEC §4.4).
+    /// [false] The strength follows the medium's normalised entropy H along
+    /// the line through (0, `strength_max`), (`entropy_target`, `strength`),
+    /// (1, `strength_min`), clamped to [`strength_min`, `strength_max`]. A
+    /// confident model is scattered more: risky for code, math and names.
     pub adaptive: bool,
-    /// Lower clamp of the adaptive strength.
+    /// [0.02] Lower clamp of the adaptive strength, in [0, 1]; NaN takes the
+    /// default; swapped with `strength_max` if larger.
     pub strength_min: f32,
-    /// Upper clamp of the adaptive strength.
+    /// [0.30] Upper clamp of the adaptive strength, in [0, 1]; NaN takes the
+    /// default.
     pub strength_max: f32,
-    /// Normalised entropy at which adaptive mode uses `strength`.
+    /// [0.55] Normalised entropy at which adaptive mode uses `strength`, in
+    /// [0, 1]; NaN takes the default.
     pub entropy_target: f32,
-    /// Repeated-token damping rate (SPEC §4.5).
+    /// [0.0] Repeated-token damping: `p_i *= exp(-absorption * c_i)`, c_i =
+    /// occurrences of the token among the last `absorption_last_n` accepted
+    /// tokens. Negative counts as 0, capped at 1000. Keep it low (0.06).
     pub absorption: f32,
-    /// How many accepted tokens absorption looks back over.
+    /// [64] History window of absorption, in accepted tokens; `<= 0` turns
+    /// absorption off; at most 65,536 tokens are kept.
     pub absorption_last_n: i32,
-    /// Per-token probability that scattering happens (SPEC §4.2).
+    /// [1.0] Probability per apply that scattering happens, clamped to
+    /// (0, 1]; `<= 0` disables. When the gate does not fire, the candidates
+    /// are left bit-for-bit untouched. Below 1 a number is drawn from the
+    /// sampler's own RNG on every apply.
     pub collision: f32,
-    /// Seed of the collision gate; [`DEFAULT_SEED`] picks a random one.
+    /// [LLAMA_DEFAULT_SEED] Seed of that RNG; LLAMA_DEFAULT_SEED picks a
+    /// random seed (again at every reset).
     pub seed: u32,
 }
 
-impl Default for Params {
+/// cbindgen:ignore
+/// (The C header offers the defaults as `llama_scatter_default_params()`.)
+impl Params {
     /// The SPEC §2 defaults, under which scatter is a noop.
-    fn default() -> Self {
-        Self {
-            k: 64,
-            strength: 0.0,
-            radius: 2.5,
-            steps: 1,
-            adaptive: false,
-            strength_min: 0.02,
-            strength_max: 0.30,
-            entropy_target: 0.55,
-            absorption: 0.0,
-            absorption_last_n: 64,
-            collision: 1.0,
-            seed: DEFAULT_SEED,
-        }
-    }
+    pub const DEFAULT: Self = Self {
+        k: 64,
+        strength: 0.0,
+        radius: 2.5,
+        steps: 1,
+        adaptive: false,
+        strength_min: 0.02,
+        strength_max: 0.30,
+        entropy_target: 0.55,
+        absorption: 0.0,
+        absorption_last_n: 64,
+        collision: 1.0,
+        seed: DEFAULT_SEED,
+    };
 }
 
 impl Params {
@@ -83,10 +108,81 @@ impl Params {
             strength,
             radius,
             steps,
-            ..Self::default()
+            ..Self::DEFAULT
         }
     }
+
+    /// The preset called `name` (see [`PRESETS`]), or `None`.
+    pub fn preset(name: &str) -> Option<Self> {
+        PRESETS
+            .iter()
+            .find(|p| p.name.to_bytes() == name.as_bytes())
+            .map(|p| p.params)
+    }
 }
+
+impl Default for Params {
+    fn default() -> Self {
+        Self::DEFAULT
+    }
+}
+
+/// A named starting point (SPEC §6). A preset sets every parameter: those it
+/// does not name keep their defaults.
+#[derive(Clone, Copy, Debug)]
+pub struct Preset {
+    /// The name the flags (`--scatter-preset`) and server field
+    /// (`scatter_preset`) take.
+    pub name: &'static CStr,
+    /// Its parameters; the seed is the default (random) one.
+    pub params: Params,
+}
+
+const ADAPTIVE: Params = Params {
+    adaptive: true,
+    strength: 0.14,
+    ..Params::DEFAULT
+};
+
+/// The SPEC §6 presets, in the order the docs list them. The only place
+/// their values are written down: the C API, the llama.cpp patch, the tests,
+/// the benchmark and the evaluation all read them from here.
+pub const PRESETS: [Preset; 5] = [
+    Preset {
+        name: c"subtle",
+        params: Params {
+            strength: 0.12,
+            radius: 2.0,
+            ..Params::DEFAULT
+        },
+    },
+    Preset {
+        name: c"creative",
+        params: Params {
+            strength: 0.18,
+            ..Params::DEFAULT
+        },
+    },
+    Preset {
+        name: c"adaptive",
+        params: ADAPTIVE,
+    },
+    Preset {
+        name: c"collision",
+        params: Params {
+            strength: 0.30,
+            collision: 0.25,
+            ..Params::DEFAULT
+        },
+    },
+    Preset {
+        name: c"adaptive-absorb",
+        params: Params {
+            absorption: 0.06,
+            ..ADAPTIVE
+        },
+    },
+];
 
 /// Adaptive-strength curve, already clamped and ordered (`min <= max`).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -131,7 +227,7 @@ impl Params {
     /// counts as "> 0", so a NaN strength, radius or collision cannot
     /// activate anything.
     pub(crate) fn config(&self) -> Option<Config> {
-        let defaults = Self::default();
+        let defaults = Self::DEFAULT;
         let strength = unit(self.strength, 0.0);
         let absorption_rate = if self.absorption > 0.0 {
             f64::from(self.absorption).min(MAX_ABSORPTION)

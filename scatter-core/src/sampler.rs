@@ -1,10 +1,12 @@
 //! The sampler: state kept between applies and the apply pipeline of SPEC §4.
 
 use crate::diffusion::Diffusion;
-use crate::expln::{exp_nonpositive, ln_nonnegative, ln_normal, map_lanes, EXP_FLOOR, LANES};
+use crate::expln::{
+    exp_nonpositive, ln_nonnegative, ln_normal, map_lanes, EXP_FLOOR, VECTOR_LANES,
+};
 use crate::gate::CollisionGate;
 use crate::history::History;
-use crate::kernel::{Smoothing, CAP, SHORT};
+use crate::kernel::{Smoothing, MAX_SHORT_MEDIUM, MAX_STACK_MEDIUM};
 use crate::medium::Medium;
 use crate::params::{Config, Params};
 use crate::strength::{adaptive_strength, normalized_entropy};
@@ -173,17 +175,29 @@ impl Active {
     /// stays small.
     #[inline(never)]
     fn scatter(&mut self, candidates: &mut [TokenData]) -> Outcome {
+        #[cfg(feature = "check-reference")]
+        let check = crate::reference::Check::before(&self.config, candidates, &self.history);
+        let outcome = self.choose_path(candidates);
+        #[cfg(feature = "check-reference")]
+        check.after(candidates, outcome);
+        outcome
+    }
+
+    /// The one place a path is chosen (DESIGN.md has the table), from the
+    /// medium size and the parameters alone.
+    #[inline(always)]
+    fn choose_path(&mut self, candidates: &mut [TokenData]) -> Outcome {
         let s = &mut self.scratch;
         if s.medium.select(candidates, self.config.k).is_err() || s.medium.len() < 2 {
             return Outcome::Untouched;
         }
         let m = s.medium.len();
-        let strength = if self.config.absorption.is_some() || m > CAP {
-            self.scatter_long(candidates)
-        } else if m <= SHORT {
-            self.scatter_short::<SHORT>(candidates)
+        let strength = if self.config.absorption.is_some() || m > MAX_STACK_MEDIUM {
+            self.scatter_general(candidates)
+        } else if m <= MAX_SHORT_MEDIUM {
+            self.scatter_on_stack::<MAX_SHORT_MEDIUM>(candidates)
         } else {
-            self.scatter_capped(candidates)
+            self.scatter_on_stack_wide(candidates)
         };
         self.stats.scattered += 1;
         self.stats.strength_sum += strength;
@@ -191,24 +205,24 @@ impl Active {
     }
 
     /// A medium of at most `N` without absorption: the same steps as
-    /// [`Self::scatter_long`], on `N` lanes on the stack, touching no
+    /// [`Self::scatter_general`], on `N` lanes on the stack, touching no
     /// scratch buffer (the dense operators of `steps` > 1 aside). Two
-    /// lengths. [`SHORT`], for what `top_p` and `min_p`
+    /// lengths. [`MAX_SHORT_MEDIUM`], for what `top_p` and `min_p`
     /// usually leave (about 3 survivors on average in the end-to-end
     /// benchmark): every loop has a fixed length, so the path compiles to a
     /// few hundred instructions of straight-line vector code — it runs
     /// right after a model evaluation has evicted the caches, where each
-    /// code line and each buffer is a miss (BENCHMARKS.md). [`CAP`], for
+    /// code line and each buffer is a miss (BENCHMARKS.md). [`MAX_STACK_MEDIUM`], for
     /// media up to the presets' `k`, as `top_k` alone leaves them: loops
     /// over the ⌈m/8⌉ vectors the medium fills, and the kernel as a
-    /// Toeplitz product in registers ([`Diffusion::smooth_fixed`]).
-    fn scatter_short<const N: usize>(&mut self, candidates: &mut [TokenData]) -> f64 {
+    /// Toeplitz product in registers ([`Diffusion::smooth_on_stack`]).
+    fn scatter_on_stack<const N: usize>(&mut self, candidates: &mut [TokenData]) -> f64 {
         let medium = &self.scratch.medium;
         let m = medium.len();
-        let len = if N == SHORT {
-            SHORT
+        let len = if N == MAX_SHORT_MEDIUM {
+            MAX_SHORT_MEDIUM
         } else {
-            m.next_multiple_of(SHORT)
+            m.next_multiple_of(VECTOR_LANES)
         };
         // An unsorted input's ids, gathered before the write-back moves
         // them (a prefix has no entries: nothing is gathered).
@@ -222,7 +236,7 @@ impl Active {
         if strength > 0.0 {
             let mut q = [0.0; N];
             self.diffusion
-                .smooth_fixed(&p, m, &mut self.scratch.smoothing, &mut q);
+                .smooth_on_stack(&p, m, &mut self.scratch.smoothing, &mut q);
             blend(&mut p[..len], &q, strength);
         }
         settle(&mut p[..len]);
@@ -233,17 +247,17 @@ impl Active {
         strength
     }
 
-    /// [`Self::scatter_short`] on [`CAP`] lanes, out of line: inlined, its
-    /// code sat between the pieces of the [`SHORT`] path, which runs after
+    /// [`Self::scatter_on_stack`] on [`MAX_STACK_MEDIUM`] lanes, out of line: inlined, its
+    /// code sat between the pieces of the [`MAX_SHORT_MEDIUM`] path, which runs after
     /// nearly every model evaluation, and spread both over more code pages.
     #[inline(never)]
-    fn scatter_capped(&mut self, candidates: &mut [TokenData]) -> f64 {
-        self.scatter_short::<CAP>(candidates)
+    fn scatter_on_stack_wide(&mut self, candidates: &mut [TokenData]) -> f64 {
+        self.scatter_on_stack::<MAX_STACK_MEDIUM>(candidates)
     }
 
     /// Any medium, in buffers kept across applies and padded to whole
     /// vectors.
-    fn scatter_long(&mut self, candidates: &mut [TokenData]) -> f64 {
+    fn scatter_general(&mut self, candidates: &mut [TokenData]) -> f64 {
         let s = &mut self.scratch;
         let m = s.medium.len();
         let in_place = s.medium.prefix.is_some();
@@ -251,7 +265,7 @@ impl Active {
         if !in_place || self.config.absorption.is_some() {
             s.medium.ids(candidates, &mut s.ids);
         }
-        let padded = m.next_multiple_of(LANES);
+        let padded = m.next_multiple_of(VECTOR_LANES);
         s.p.clear();
         s.p.resize(padded, 0.0);
         let strength = softmax_and_strength(&self.config, &s.medium, candidates, &mut s.p);
@@ -289,7 +303,7 @@ impl Active {
 }
 
 /// SPEC §4.3 step 2 and §4.4: `p` ← the medium's softmax numerators
-/// (zeros in the padding to a multiple of [`LANES`]), and the strength to
+/// (zeros in the padding to a multiple of [`VECTOR_LANES`]), and the strength to
 /// use (adaptive or fixed). Inlined into both paths, so that on the short
 /// one every length is a constant.
 #[inline(always)]
@@ -376,7 +390,7 @@ fn write_back(slots: &mut [TokenData], ids: Option<&[i32]>, p: &[f64], logits: &
 /// the maximum). Every later step is linear in `p` or indifferent to its
 /// scale (kernel, blend, order clamp, absorption's log domain) up to the
 /// final normalisation, so dividing here would be done twice. `p` is
-/// padded to a multiple of [`LANES`]; the padding gets 0. Returns the sum
+/// padded to a multiple of [`VECTOR_LANES`]; the padding gets 0. Returns the sum
 /// and `Σ p_i·(logit_i − max)`, the two sums the entropy needs
 /// ([`normalized_entropy`]); the second costs one multiply-add per vector.
 #[inline(always)]
@@ -384,8 +398,8 @@ fn softmax_numerators(medium: &Medium, cands: &[TokenData], p: &mut [f64]) -> (f
     let (values, padding) = p.split_at_mut(medium.len());
     medium.logits_minus_max(cands, values);
     padding.fill(EXP_FLOOR);
-    let mut tilted = [0.0; LANES];
-    for chunk in p.chunks_exact_mut(LANES) {
+    let mut tilted = [0.0; VECTOR_LANES];
+    for chunk in p.chunks_exact_mut(VECTOR_LANES) {
         for (x, t) in chunk.iter_mut().zip(&mut tilted) {
             // The argument `exp` uses: a logit more than 746 below the
             // maximum, and the padding, weigh exactly 0 here too.
@@ -537,7 +551,7 @@ mod tests {
         assert_eq!(order, expected);
     }
 
-    /// The short paths (media up to [`SHORT`] and [`CAP`] without
+    /// The short paths (media up to [`MAX_SHORT_MEDIUM`] and [`MAX_STACK_MEDIUM`] without
     /// absorption) compute what the general one does: the same strength,
     /// ids and order, and values that differ at most by the last bit of the
     /// f32 written.
@@ -557,7 +571,7 @@ mod tests {
         ] {
             let mut scatter = Scatter::new(&params);
             let a = scatter.active.as_mut().expect("an active sampler");
-            for m in 2..=CAP {
+            for m in 2..=MAX_STACK_MEDIUM {
                 for sorted in [true, false] {
                     let mut input: Vec<TokenData> = (0..m)
                         .map(|i| TokenData {
@@ -571,13 +585,13 @@ mod tests {
                     }
                     let (mut short, mut long) = (input.clone(), input.clone());
                     a.scratch.medium.select(&short, a.config.k).unwrap();
-                    let strength_short = if m <= SHORT {
-                        a.scatter_short::<SHORT>(&mut short)
+                    let strength_short = if m <= MAX_SHORT_MEDIUM {
+                        a.scatter_on_stack::<MAX_SHORT_MEDIUM>(&mut short)
                     } else {
-                        a.scatter_short::<CAP>(&mut short)
+                        a.scatter_on_stack::<MAX_STACK_MEDIUM>(&mut short)
                     };
                     a.scratch.medium.select(&long, a.config.k).unwrap();
-                    let strength_long = a.scatter_long(&mut long);
+                    let strength_long = a.scatter_general(&mut long);
                     assert_eq!(strength_short, strength_long);
                     for (x, y) in short.iter().zip(&long) {
                         assert_eq!(x.id, y.id, "m {m} sorted {sorted}");

@@ -1,5 +1,5 @@
-//! SPEC §5 invariants of the core, checked against an independent dense
-//! float64 implementation of the SPEC §4 formulas on random inputs.
+//! SPEC §5 invariants of the core on random inputs, and its output against
+//! the plain float64 reference of SPEC §4 (`scatter_core::reference`).
 
 use proptest::prelude::*;
 use scatter_core::{Outcome, Params, Scatter, TokenData, EPSILON};
@@ -14,87 +14,6 @@ fn candidates(logits: &[f32]) -> Vec<TokenData> {
             p: -1.0,
         })
         .collect()
-}
-
-/// The SPEC, written out the straightforward way: full sort, dense kernel,
-/// explicit matrix passes, no caps other than the documented ones.
-fn reference(cands: &[TokenData], p: &Params, history: &[i32]) -> Vec<(i32, f64)> {
-    let mut medium: Vec<TokenData> = cands
-        .iter()
-        .copied()
-        .filter(|c| c.logit.is_finite())
-        .collect();
-    medium.sort_by(|a, b| b.logit.partial_cmp(&a.logit).unwrap());
-    medium.truncate(p.k as usize);
-    let m = medium.len();
-    let max = f64::from(medium[0].logit);
-    let e: Vec<f64> = medium
-        .iter()
-        .map(|c| (f64::from(c.logit) - max).exp())
-        .collect();
-    let z: f64 = e.iter().sum();
-    let probs: Vec<f64> = e.iter().map(|x| x / z).collect();
-
-    let clamp01 = |x: f32| f64::from(x).clamp(0.0, 1.0);
-    let strength = clamp01(p.strength);
-    let s = if p.adaptive {
-        let (mut lo, mut hi) = (clamp01(p.strength_min), clamp01(p.strength_max));
-        if lo > hi {
-            std::mem::swap(&mut lo, &mut hi);
-        }
-        let t = clamp01(p.entropy_target);
-        let h = -probs
-            .iter()
-            .filter(|&&x| x > 0.0)
-            .map(|x| x * x.ln())
-            .sum::<f64>()
-            / (m as f64).ln();
-        let s = if h < t {
-            hi + (strength - hi) * h / t
-        } else if h > t {
-            strength + (lo - strength) * (h - t) / (1.0 - t)
-        } else {
-            strength
-        };
-        s.clamp(lo, hi)
-    } else {
-        strength
-    };
-
-    let r = f64::from(p.radius);
-    let kern = |i: usize, j: usize| (-((i as f64 - j as f64).powi(2)) / (2.0 * r * r)).exp();
-    let mut q = probs.clone();
-    for _ in 0..p.steps {
-        q = (0..m)
-            .map(|i| {
-                let row: f64 = (0..m).map(|j| kern(i, j)).sum();
-                (0..m).map(|j| kern(i, j) * q[j]).sum::<f64>() / row
-            })
-            .collect();
-    }
-    let blended: Vec<f64> = probs
-        .iter()
-        .zip(&q)
-        .map(|(a, b)| (1.0 - s) * a + s * b)
-        .collect();
-    let z: f64 = blended.iter().sum();
-    let mut out: Vec<(i32, f64)> = medium
-        .iter()
-        .zip(&blended)
-        .map(|(c, x)| (c.id, x / z))
-        .collect();
-
-    if p.absorption > 0.0 && p.absorption_last_n > 0 {
-        let window = &history[history.len().saturating_sub(p.absorption_last_n as usize)..];
-        for (id, x) in &mut out {
-            let c = window.iter().filter(|&&t| t == *id).count() as f64;
-            *x *= (-f64::from(p.absorption) * c).exp();
-        }
-        let z: f64 = out.iter().map(|(_, x)| x).sum();
-        out.iter_mut().for_each(|(_, x)| *x /= z);
-        out.sort_by(|a, b| b.1.partial_cmp(&a.1).unwrap());
-    }
-    out
 }
 
 fn logit_strategy() -> impl Strategy<Value = f32> {
@@ -201,7 +120,8 @@ proptest! {
         let out = &out[..m];
         assert_sorted_and_normalised(out);
 
-        let expected = reference(&input, &params, &history);
+        let expected = scatter_core::reference::scatter(&params, &input, &history)
+            .expect("the reference rewrites what the sampler rewrites");
         prop_assert_eq!(expected.len(), m);
         let absorbing = params.absorption > 0.0;
         for (got, (id, p)) in out.iter().zip(&expected) {

@@ -1,9 +1,10 @@
-//! The two exported constructors. Their doc comments become the header's.
+//! The two positional constructors SPEC §3 fixes, kept as thin wrappers of
+//! `llama_sampler_init_scatter_params`. Their doc comments become the
+//! header's.
 
 use super::bindings::llama_sampler;
-use super::vtable::new_sampler;
-use scatter_core::{Params, Scatter};
-use std::ptr;
+use super::params::llama_sampler_init_scatter_params;
+use scatter_core::Params;
 
 /// Scatter sampler, fixed diffusion mode.
 ///
@@ -25,8 +26,6 @@ use std::ptr;
 /// name is `scatter`. Same as `llama_sampler_init_scatter_ext(k, strength,
 /// radius, steps, false, 0.02, 0.30, 0.55, 0.0, 64, 1.0, LLAMA_DEFAULT_SEED)`.
 ///
-/// Presets: subtle (64, 0.12, 2.0, 1); creative (64, 0.18, 2.5, 1).
-///
 /// The result is an ordinary `struct llama_sampler *`: use it with
 /// `llama_sampler_apply/accept/reset/clone/free`, or hand it to
 /// `llama_sampler_chain_add`, which takes ownership. Every argument gives a
@@ -38,43 +37,16 @@ pub extern "C" fn llama_sampler_init_scatter(
     radius: f32,
     steps: i32,
 ) -> *mut llama_sampler {
-    ffi_guard!(ptr::null_mut(), {
-        new_sampler(Scatter::new(&Params::fixed(k, strength, radius, steps)))
-    })
+    llama_sampler_init_scatter_params(&Params::fixed(k, strength, radius, steps))
 }
 
 /// Scatter sampler with adaptive strength, repeated-token absorption and a
 /// seeded collision gate.
 ///
-/// - `k`, `strength`, `radius`, `steps`: as in `llama_sampler_init_scatter`.
-/// - `adaptive` [false]: the strength follows the medium's normalised
-///   entropy H (0 = spike, 1 = uniform) along the line through
-///   (0, `strength_max`), (`entropy_target`, `strength`), (1, `strength_min`),
-///   clamped to [`strength_min`, `strength_max`]. A confident model is
-///   scattered more: risky for code, math, JSON and exact names.
-/// - `strength_min` [0.02], `strength_max` [0.30], `entropy_target` [0.55]:
-///   clamped to [0, 1]; NaN takes the default; min and max are swapped if
-///   min > max.
-/// - `absorption` [0.0]: `p_i *= exp(-absorption * c_i)`, c_i = occurrences
-///   of the token among the last `absorption_last_n` [64] accepted tokens.
-///   Negative counts as 0, capped at 1000; `absorption_last_n <= 0` turns
-///   it off; the history keeps at most 65,536 tokens. Keep it low (0.06):
-///   strong absorption breaks names, punctuation and formatting.
-/// - `collision` [1.0]: per-apply probability that scattering happens,
-///   clamped to (0, 1]; when it does not, the candidates are left
-///   bit-for-bit untouched. Below 1 a number is drawn from the sampler's own
-///   RNG on every apply.
-/// - `seed` [LLAMA_DEFAULT_SEED]: seed of that RNG; LLAMA_DEFAULT_SEED picks
-///   a random seed (again at every reset). `reset` restarts the stream and
-///   clears the history; `clone` continues both.
-///
-/// Active only if (`strength > 0` or `adaptive` or absorption is on) and
-/// `k > 1`, `radius > 0`, `steps > 0`, `collision > 0`; otherwise a noop
-/// sampler named `?scatter` that costs nothing.
-///
-/// Presets: adaptive (64, 0.14, 2.5, 1, true, 0.02, 0.30, 0.55, 0, 64, 1);
-/// collision (64, 0.30, 2.5, 1, false, 0.02, 0.30, 0.55, 0, 64, 0.25);
-/// adaptive-absorb: adaptive with absorption 0.06, absorption_last_n 64.
+/// The arguments are the fields of `struct llama_scatter_params`, in its
+/// order: see there for what each does, its default and its clamp. New code
+/// is clearer with that struct and `llama_sampler_init_scatter_params`,
+/// where adjacent floats cannot be swapped silently and presets are one call.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub extern "C" fn llama_sampler_init_scatter_ext(
@@ -91,20 +63,18 @@ pub extern "C" fn llama_sampler_init_scatter_ext(
     collision: f32,
     seed: u32,
 ) -> *mut llama_sampler {
-    ffi_guard!(ptr::null_mut(), {
-        new_sampler(Scatter::new(&Params {
-            k,
-            strength,
-            radius,
-            steps,
-            adaptive,
-            strength_min,
-            strength_max,
-            entropy_target,
-            absorption,
-            absorption_last_n,
-            collision,
-            seed,
-        }))
+    llama_sampler_init_scatter_params(&Params {
+        k,
+        strength,
+        radius,
+        steps,
+        adaptive,
+        strength_min,
+        strength_max,
+        entropy_target,
+        absorption,
+        absorption_last_n,
+        collision,
+        seed,
     })
 }

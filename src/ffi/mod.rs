@@ -1,4 +1,7 @@
 //! Everything that touches llama.cpp's C types.
+//!
+//! The entry points check every pointer they are given (see the crate doc).
+#![allow(clippy::not_unsafe_ptr_arg_deref)]
 
 mod bindings;
 mod compat;
@@ -6,6 +9,7 @@ mod compat;
 mod guard;
 pub mod init;
 pub mod limits;
+pub mod params;
 pub mod stats;
 pub mod version;
 mod vtable;

@@ -3,7 +3,7 @@
 //! invisible from outside).
 
 use super::bindings::llama_sampler;
-use super::vtable::scatter_state;
+use super::vtable::checked_context;
 
 /// Counters of a scatter sampler since it was made or last reset.
 #[repr(C)]
@@ -28,12 +28,8 @@ pub struct llama_scatter_stats {
 /// (`?scatter`) sampler returns true with all counters 0. `out` may not be
 /// NULL (then nothing is written and false is returned). `clone` copies the
 /// counters; `reset` clears them.
-///
-/// # Safety
-/// `smpl` is NULL or a live llama.cpp sampler; `out` is NULL or points to a
-/// writable `struct llama_scatter_stats`.
 #[no_mangle]
-pub unsafe extern "C" fn llama_sampler_scatter_stats(
+pub extern "C" fn llama_sampler_scatter_stats(
     smpl: *const llama_sampler,
     out: *mut llama_scatter_stats,
 ) -> bool {
@@ -43,7 +39,7 @@ pub unsafe extern "C" fn llama_sampler_scatter_stats(
             return false;
         };
         // SAFETY: the caller passes NULL or a live llama.cpp sampler.
-        let Some(state) = (unsafe { scatter_state(smpl) }) else {
+        let Some(state) = (unsafe { checked_context(smpl) }) else {
             *out = llama_scatter_stats::default();
             return false;
         };

@@ -56,7 +56,7 @@ pub(crate) fn new_sampler(state: Scatter) -> *mut llama_sampler {
 /// The state behind `smpl`, or `None` for a NULL sampler or context.
 ///
 /// SAFETY: `smpl` is NULL or a live sampler made by `new_sampler`.
-unsafe fn state<'a>(smpl: *const llama_sampler) -> Option<&'a Scatter> {
+unsafe fn context<'a>(smpl: *const llama_sampler) -> Option<&'a Scatter> {
     let smpl = unsafe { smpl.as_ref() }?;
     unsafe { smpl.ctx.cast::<Scatter>().as_ref() }
 }
@@ -65,27 +65,28 @@ unsafe fn state<'a>(smpl: *const llama_sampler) -> Option<&'a Scatter> {
 /// `None` for NULL or any other sampler.
 ///
 /// SAFETY: `smpl` is NULL or a live llama.cpp sampler.
-pub(crate) unsafe fn scatter_state<'a>(smpl: *const llama_sampler) -> Option<&'a Scatter> {
+pub(crate) unsafe fn checked_context<'a>(smpl: *const llama_sampler) -> Option<&'a Scatter> {
     let shell = unsafe { smpl.as_ref() }?;
     if !ptr::eq(shell.iface, ptr::addr_of!(SCATTER_I)) {
         return None;
     }
-    unsafe { state(smpl) }
+    unsafe { context(smpl) }
 }
 
-/// Mutable form of [`state`].
+/// Mutable form of [`context`].
 ///
-/// SAFETY: as for [`state`], and nothing else uses the sampler meanwhile
+/// SAFETY: as for [`context`], and nothing else uses the sampler meanwhile
 /// (llama.cpp samplers are used from one thread at a time).
-unsafe fn state_mut<'a>(smpl: *mut llama_sampler) -> Option<&'a mut Scatter> {
+unsafe fn context_mut<'a>(smpl: *mut llama_sampler) -> Option<&'a mut Scatter> {
     let smpl = unsafe { smpl.as_ref() }?;
     unsafe { smpl.ctx.cast::<Scatter>().as_mut() }
 }
 
 unsafe extern "C" fn name(smpl: *const llama_sampler) -> *const c_char {
-    ffi_guard!(ptr::null(), {
+    // llama.cpp builds a std::string from the name: never NULL.
+    ffi_guard!(NOOP_NAME.as_ptr(), {
         // A NULL state is reported as the noop sampler it behaves like.
-        match unsafe { state(smpl) } {
+        match unsafe { context(smpl) } {
             Some(s) => s.name().as_ptr(),
             None => NOOP_NAME.as_ptr(),
         }
@@ -94,7 +95,7 @@ unsafe extern "C" fn name(smpl: *const llama_sampler) -> *const c_char {
 
 unsafe extern "C" fn accept(smpl: *mut llama_sampler, token: llama_token) {
     ffi_guard!((), {
-        if let Some(s) = unsafe { state_mut(smpl) } {
+        if let Some(s) = unsafe { context_mut(smpl) } {
             s.accept(token);
         }
     })
@@ -102,7 +103,7 @@ unsafe extern "C" fn accept(smpl: *mut llama_sampler, token: llama_token) {
 
 unsafe extern "C" fn apply(smpl: *mut llama_sampler, cur_p: *mut llama_token_data_array) {
     ffi_guard!((), {
-        let (Some(s), Some(arr)) = (unsafe { state_mut(smpl) }, unsafe { cur_p.as_mut() }) else {
+        let (Some(s), Some(arr)) = (unsafe { context_mut(smpl) }, unsafe { cur_p.as_mut() }) else {
             return;
         };
         let candidates: &mut [TokenData] = if arr.data.is_null() || arr.size == 0 {
@@ -122,7 +123,7 @@ unsafe extern "C" fn apply(smpl: *mut llama_sampler, cur_p: *mut llama_token_dat
 
 unsafe extern "C" fn reset(smpl: *mut llama_sampler) {
     ffi_guard!((), {
-        if let Some(s) = unsafe { state_mut(smpl) } {
+        if let Some(s) = unsafe { context_mut(smpl) } {
             s.reset();
         }
     })
@@ -130,7 +131,7 @@ unsafe extern "C" fn reset(smpl: *mut llama_sampler) {
 
 unsafe extern "C" fn clone(smpl: *const llama_sampler) -> *mut llama_sampler {
     ffi_guard!(ptr::null_mut(), {
-        match unsafe { state(smpl) } {
+        match unsafe { context(smpl) } {
             Some(s) => new_sampler(s.clone()),
             None => ptr::null_mut(),
         }

@@ -1,0 +1,272 @@
+//! SPEC §4.3–4.5 written the plain way: copy, sort, dense kernel, one
+//! formula per step, the standard library's `exp` and `ln`. Nothing here is
+//! fast; it is what the fast paths of [`crate::sampler`] must agree with.
+//!
+//! With the cargo feature `check-reference` (on in this crate's tests and in
+//! the fuzz targets) every apply of an active sampler on a medium of up to
+//! [`MAX_CHECKED_MEDIUM`] candidates (every fast path) is recomputed here and compared with what
+//! the sampler wrote: the same tokens, each probability within
+//! [`TOLERANCE`]. The buffers are kept per thread and reused, so a checked
+//! apply allocates nothing once it has seen its sizes (`tests/no_alloc.rs`
+//! holds with the check on).
+
+use crate::params::{Config, Params};
+use crate::strength::adaptive_strength;
+use crate::TokenData;
+
+/// Largest medium the check recomputes (the dense kernel costs m² per
+/// pass): every fast path — the stack paths and the dense n-step operators
+/// — serves media of at most 64. Larger media take the general path alone,
+/// which the tests compare with this reference directly.
+pub const MAX_CHECKED_MEDIUM: usize = 64;
+
+/// How far a written probability (f32) may be from the reference (f64).
+pub const TOLERANCE: f64 = 1e-6;
+
+/// The scattered medium as SPEC §4 defines it, for `params` after
+/// `history` (oldest first) was accepted: `(id, p)` in the order the
+/// sampler writes them, or `None` where SPEC leaves the array untouched
+/// (a noop sampler, fewer than two finite candidates, a `+inf` logit). The
+/// collision gate is not modelled: this is the result when it fires.
+pub fn scatter(
+    params: &Params,
+    candidates: &[TokenData],
+    history: &[i32],
+) -> Option<Vec<(i32, f64)>> {
+    let config = params.config()?;
+    let window = config.absorption.map_or(&[][..], |a| {
+        &history[history.len().saturating_sub(a.window)..]
+    });
+    let mut out = Vec::new();
+    let count = |id: i32| window.iter().filter(|&&t| t == id).count() as u32;
+    compute(
+        &config,
+        candidates,
+        count,
+        &mut Buffers::default(),
+        &mut out,
+    )
+    .then_some(out)
+}
+
+/// Reused storage of [`compute`].
+#[derive(Default)]
+pub(crate) struct Buffers {
+    medium: Vec<(usize, TokenData)>,
+    p: Vec<f64>,
+    q: Vec<f64>,
+    next: Vec<f64>,
+    weights: Vec<f64>,
+    order: Vec<usize>,
+    sorted: Vec<(i32, f64)>,
+}
+
+/// [`scatter`] on sanitised parameters, with `count(id)` the occurrences of
+/// `id` in absorption's window; writes `(id, p)` to `out`. False where SPEC
+/// leaves the array untouched.
+pub(crate) fn compute(
+    config: &Config,
+    candidates: &[TokenData],
+    count: impl Fn(i32) -> u32,
+    b: &mut Buffers,
+    out: &mut Vec<(i32, f64)>,
+) -> bool {
+    out.clear();
+    if candidates.iter().any(|c| c.logit == f32::INFINITY) {
+        return false;
+    }
+    // §4.3 step 1: the k best finite candidates, ties in input order.
+    b.medium.clear();
+    b.medium.extend(
+        candidates
+            .iter()
+            .copied()
+            .enumerate()
+            .filter(|(_, c)| c.logit.is_finite()),
+    );
+    // Finite logits only: partial_cmp is total here, and −0 equals +0.
+    let by_logit = |a: &(usize, TokenData), b: &(usize, TokenData)| {
+        b.1.logit
+            .partial_cmp(&a.1.logit)
+            .unwrap()
+            .then(a.0.cmp(&b.0))
+    };
+    if b.medium.len() > config.k {
+        b.medium.select_nth_unstable_by(config.k - 1, by_logit);
+        b.medium.truncate(config.k);
+    }
+    b.medium.sort_unstable_by(by_logit);
+    let m = b.medium.len();
+    if m < 2 {
+        return false;
+    }
+
+    // Step 2: softmax.
+    let max = f64::from(b.medium[0].1.logit);
+    b.p.clear();
+    b.p.extend(
+        b.medium
+            .iter()
+            .map(|(_, c)| (f64::from(c.logit) - max).exp()),
+    );
+    let total: f64 = b.p.iter().sum();
+    b.p.iter_mut().for_each(|x| *x /= total);
+
+    // §4.4: the strength, from the entropy −Σ p ln p / ln m.
+    let strength = match &config.adaptive {
+        Some(curve) => {
+            let h =
+                -b.p.iter()
+                    .filter(|&&x| x > 0.0)
+                    .map(|x| x * x.ln())
+                    .sum::<f64>()
+                    / (m as f64).ln();
+            adaptive_strength(h.clamp(0.0, 1.0), config.strength, curve)
+        }
+        None => config.strength,
+    };
+
+    // Step 3: `steps` passes of q_i = Σ_j K_ij q_j / Σ_j K_ij, dense.
+    // K_ij = exp(-(i-j)² / 2r²) depends on |i-j| only: one weight per distance.
+    let two_r2 = 2.0 * config.radius * config.radius;
+    b.weights.clear();
+    b.weights
+        .extend((0..m).map(|d| (-((d * d) as f64) / two_r2).exp()));
+    let kernel = |i: usize, j: usize| b.weights[i.abs_diff(j)];
+    b.q.clone_from(&b.p);
+    for _ in 0..config.steps {
+        b.next.clear();
+        b.next.extend((0..m).map(|i| {
+            let row: f64 = (0..m).map(|j| kernel(i, j)).sum();
+            (0..m).map(|j| kernel(i, j) * b.q[j]).sum::<f64>() / row
+        }));
+        std::mem::swap(&mut b.q, &mut b.next);
+    }
+
+    // Step 4: blend and renormalise.
+    for (p, q) in b.p.iter_mut().zip(&b.q) {
+        *p = (1.0 - strength) * *p + strength * q;
+    }
+    let total: f64 = b.p.iter().sum();
+    out.extend(
+        b.medium
+            .iter()
+            .zip(&b.p)
+            .map(|((_, c), p)| (c.id, p / total)),
+    );
+
+    // §4.5: absorption, then the order by the new probabilities (stable:
+    // ties keep their rank).
+    if let Some(a) = config.absorption {
+        for (id, p) in out.iter_mut() {
+            *p *= (-a.rate * f64::from(count(*id))).exp();
+        }
+        let total: f64 = out.iter().map(|(_, p)| p).sum();
+        out.iter_mut().for_each(|(_, p)| *p /= total);
+        b.order.clear();
+        b.order.extend(0..m);
+        b.order
+            .sort_unstable_by(|&i, &j| out[j].1.total_cmp(&out[i].1).then(i.cmp(&j)));
+        b.sorted.clear();
+        b.sorted.extend(b.order.iter().map(|&i| out[i]));
+        out.clone_from(&b.sorted);
+    }
+    true
+}
+
+#[cfg(feature = "check-reference")]
+pub(crate) use check::Check;
+
+#[cfg(feature = "check-reference")]
+mod check {
+    use super::{compute, Buffers, MAX_CHECKED_MEDIUM, TOLERANCE};
+    use crate::history::History;
+    use crate::params::Config;
+    use crate::{Outcome, TokenData};
+    use std::cell::RefCell;
+
+    #[derive(Default)]
+    struct State {
+        buffers: Buffers,
+        expected: Vec<(i32, f64)>,
+        written: Vec<(i32, f64)>,
+    }
+
+    thread_local! {
+        static STATE: RefCell<State> = RefCell::default();
+    }
+
+    /// The reference result of one apply, taken before the sampler writes.
+    pub(crate) struct Check {
+        /// `None`: the medium is too large to check.
+        rewritten: Option<bool>,
+    }
+
+    impl Check {
+        pub(crate) fn before(config: &Config, candidates: &[TokenData], history: &History) -> Self {
+            let finite = candidates.iter().filter(|c| c.logit.is_finite()).count();
+            if finite.min(config.k) > MAX_CHECKED_MEDIUM {
+                return Self { rewritten: None };
+            }
+            let rewritten = STATE.with_borrow_mut(|s| {
+                compute(
+                    config,
+                    candidates,
+                    |id| history.count(id),
+                    &mut s.buffers,
+                    &mut s.expected,
+                )
+            });
+            Self {
+                rewritten: Some(rewritten),
+            }
+        }
+
+        /// Panics unless `outcome` and `candidates` are what the reference
+        /// computed: the same tokens (as a multiset, since a fast path may
+        /// order exact ties differently), each p within [`TOLERANCE`].
+        pub(crate) fn after(self, candidates: &[TokenData], outcome: Outcome) {
+            let Some(rewritten) = self.rewritten else {
+                return;
+            };
+            let size = match outcome {
+                Outcome::Untouched => {
+                    assert!(
+                        !rewritten,
+                        "the sampler left an array the reference rewrites"
+                    );
+                    return;
+                }
+                Outcome::Rewritten { size } => size,
+            };
+            assert!(
+                rewritten,
+                "the sampler rewrote an array the reference leaves untouched"
+            );
+            STATE.with_borrow_mut(|s| {
+                s.written.clear();
+                s.written
+                    .extend(candidates[..size].iter().map(|c| (c.id, f64::from(c.p))));
+                let by_id =
+                    |a: &(i32, f64), b: &(i32, f64)| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1));
+                s.written.sort_unstable_by(by_id);
+                s.expected.sort_unstable_by(by_id);
+                assert_eq!(
+                    s.written.len(),
+                    s.expected.len(),
+                    "medium size differs from the reference"
+                );
+                for (w, e) in s.written.iter().zip(&s.expected) {
+                    assert!(
+                        w.0 == e.0 && (w.1 - e.1).abs() <= TOLERANCE,
+                        "token {} p {} differs from the reference: token {} p {}",
+                        w.0,
+                        w.1,
+                        e.0,
+                        e.1
+                    );
+                }
+            });
+        }
+    }
+}

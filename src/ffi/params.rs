@@ -1,0 +1,109 @@
+//! The parameter struct API: defaults, presets and the constructor that
+//! takes a `struct llama_scatter_params`. The struct is scatter-core's
+//! `Params` itself (`#[repr(C)]`; cbindgen.toml renames it), so the C and
+//! Rust views cannot drift apart.
+
+use super::bindings::llama_sampler;
+use super::vtable::new_sampler;
+use scatter_core::params::PRESETS;
+use scatter_core::{Params, Scatter};
+use std::ffi::{c_char, CStr};
+use std::ptr;
+
+/// The SPEC defaults: every field as documented above, seed
+/// LLAMA_DEFAULT_SEED. A sampler made from them is the do-nothing
+/// `?scatter`.
+#[no_mangle]
+pub extern "C" fn llama_scatter_default_params() -> Params {
+    Params::DEFAULT
+}
+
+/// Writes the preset called `name` ("subtle", "creative", "adaptive",
+/// "collision", "adaptive-absorb") to `*out` and returns true. A preset sets
+/// every field: those it does not name take their defaults, the seed
+/// included. Returns false and leaves `*out` untouched for an unknown name or
+/// a NULL argument.
+#[no_mangle]
+pub extern "C" fn llama_scatter_preset_params(name: *const c_char, out: *mut Params) -> bool {
+    ffi_guard!(false, {
+        if name.is_null() {
+            return false;
+        }
+        // SAFETY: the caller passes NULL (checked) or a NUL-terminated string.
+        let name = unsafe { CStr::from_ptr(name) };
+        // SAFETY: the caller passes NULL or a writable llama_scatter_params.
+        let (Some(preset), Some(out)) = (PRESETS.iter().find(|p| p.name == name), unsafe {
+            out.as_mut()
+        }) else {
+            return false;
+        };
+        *out = preset.params;
+        true
+    })
+}
+
+/// Name of the `i`-th preset (0-based), a static string; NULL past the last.
+/// Lists the names `llama_scatter_preset_params` takes:
+/// `for (size_t i = 0; llama_scatter_preset_name(i); i++)`.
+#[no_mangle]
+pub extern "C" fn llama_scatter_preset_name(i: usize) -> *const c_char {
+    PRESETS.get(i).map_or(ptr::null(), |p| p.name.as_ptr())
+}
+
+/// Scatter sampler with every parameter taken from `*params` (copied; the
+/// struct may be freed after the call). NULL `params` means the defaults,
+/// hence the do-nothing `?scatter` sampler.
+///
+/// Active only if (`strength > 0` or `adaptive` or absorption is on) and
+/// `k > 1`, `radius > 0`, `steps > 0`, `collision > 0` (a NaN never counts
+/// as greater than 0); otherwise a noop sampler named `?scatter` that costs
+/// nothing. An active one is named `scatter`. `reset` restarts the gate's
+/// random stream and clears the absorption history; `clone` continues both.
+///
+/// `llama_sampler_init_scatter` and `llama_sampler_init_scatter_ext` are
+/// this constructor with the struct filled from their arguments, with
+/// bit-for-bit the same results.
+#[no_mangle]
+pub extern "C" fn llama_sampler_init_scatter_params(params: *const Params) -> *mut llama_sampler {
+    ffi_guard!(ptr::null_mut(), {
+        // SAFETY: the caller passes NULL or a readable llama_scatter_params.
+        let params = unsafe { params.as_ref() }
+            .copied()
+            .unwrap_or(Params::DEFAULT);
+        new_sampler(Scatter::new(&params))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_listed_name_gives_its_preset_and_unknown_names_touch_nothing() {
+        let mut i = 0;
+        while !llama_scatter_preset_name(i).is_null() {
+            let name = llama_scatter_preset_name(i);
+            let mut out = Params::DEFAULT;
+            assert!(llama_scatter_preset_params(name, &mut out));
+            assert_eq!(out, PRESETS[i].params);
+            i += 1;
+        }
+        assert_eq!(i, PRESETS.len());
+        let sentinel = Params {
+            k: -7,
+            ..Params::DEFAULT
+        };
+        for bad in [c"", c"Creative", c"creative ", c"none"] {
+            let mut out = sentinel;
+            assert!(!llama_scatter_preset_params(bad.as_ptr(), &mut out));
+            assert_eq!(out, sentinel);
+        }
+        let mut out = sentinel;
+        assert!(!llama_scatter_preset_params(ptr::null(), &mut out));
+        assert_eq!(out, sentinel);
+        assert!(!llama_scatter_preset_params(
+            c"creative".as_ptr(),
+            ptr::null_mut()
+        ));
+    }
+}
