@@ -9,6 +9,7 @@
 #  - tsan_test_threads: the threads suite under ThreadSanitizer;
 #  - fuzz_*: each cargo-fuzz target for a short smoke run.
 find_program(VALGRIND_EXECUTABLE valgrind REQUIRED)
+find_package(Threads REQUIRED)
 
 foreach(suite IN LISTS LLAMA_SCATTER_C_SUITES)
     add_test(NAME memcheck_${suite}
