@@ -157,10 +157,18 @@ pub(crate) fn compute(
 
     // §4.5: absorption, then the order by the new probabilities (stable:
     // ties keep their rank).
+    // p_i·exp(−rate·c_i), renormalised, in the log domain: with every
+    // token repeated, each factor may underflow to 0 while their ratios,
+    // which are all that SPEC defines, do not.
     if let Some(a) = config.absorption {
         for (id, p) in out.iter_mut() {
-            *p *= (-a.rate * f64::from(count(*id))).exp();
+            *p = p.ln() - a.rate * f64::from(count(*id));
         }
+        let max = out
+            .iter()
+            .map(|(_, w)| *w)
+            .fold(f64::NEG_INFINITY, f64::max);
+        out.iter_mut().for_each(|(_, w)| *w = (*w - max).exp());
         let total: f64 = out.iter().map(|(_, p)| p).sum();
         out.iter_mut().for_each(|(_, p)| *p /= total);
         b.order.clear();

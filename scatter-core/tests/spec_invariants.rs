@@ -287,3 +287,32 @@ fn clone_continues_and_reset_restarts_the_gate() {
     assert_eq!(fired(&mut a, 50), first);
     assert_eq!(fired(&mut Scatter::new(&params), 50), first);
 }
+
+/// Found by the c_api fuzz target (its input is in fuzz/seeds/c_api): with
+/// every candidate repeated, every absorption factor underflows to 0; SPEC
+/// defines only their ratios, which the sampler and the reference both keep
+/// (the reference gave NaN before it worked in the log domain).
+#[test]
+fn absorption_that_underflows_every_factor_keeps_the_ratios() {
+    let params = Params {
+        k: 4,
+        strength: 0.3,
+        absorption: 1000.0,
+        ..Params::default()
+    };
+    let input = candidates(&[2.0, 1.0, 0.5, 0.0]);
+    // Counts 16, 15, 15, 14: factors of e^-14000 and below.
+    let history: Vec<i32> = (0..60).map(|i| 1000 + i % 4).collect();
+    let mut scatter = Scatter::new(&params);
+    for &t in &history {
+        scatter.accept(t);
+    }
+    let mut out = input.clone();
+    assert_eq!(scatter.apply(&mut out), Outcome::Rewritten { size: 4 });
+    let expected = scatter_core::reference::scatter(&params, &input, &history).unwrap();
+    for ((id, p), got) in expected.iter().zip(&out) {
+        assert!(p.is_finite(), "reference p {p}");
+        assert_eq!(*id, got.id);
+        assert!((f64::from(got.p) - p).abs() <= 1e-6, "{} vs {p}", got.p);
+    }
+}
