@@ -301,7 +301,7 @@ fn absorption_that_underflows_every_factor_keeps_the_ratios() {
         ..Params::default()
     };
     let input = candidates(&[2.0, 1.0, 0.5, 0.0]);
-    // Counts 16, 15, 15, 14: factors of e^-14000 and below.
+    // Each token 15 times in the window of 64: factors of e^-15000.
     let history: Vec<i32> = (0..60).map(|i| 1000 + i % 4).collect();
     let mut scatter = Scatter::new(&params);
     for &t in &history {

@@ -32,12 +32,11 @@ pub extern "C" fn llama_scatter_preset_params(name: *const c_char, out: *mut Par
         // SAFETY: the caller passes NULL (checked) or a NUL-terminated string.
         let name = unsafe { CStr::from_ptr(name) };
         // SAFETY: the caller passes NULL or a writable llama_scatter_params.
-        let (Some(preset), Some(out)) = (PRESETS.iter().find(|p| p.name == name), unsafe {
-            out.as_mut()
-        }) else {
+        let preset = name.to_str().ok().and_then(Params::preset);
+        let (Some(preset), Some(out)) = (preset, unsafe { out.as_mut() }) else {
             return false;
         };
-        *out = preset.params;
+        *out = preset;
         true
     })
 }
