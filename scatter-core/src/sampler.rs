@@ -397,17 +397,22 @@ fn write_back(slots: &mut [TokenData], ids: Option<&[i32]>, p: &[f64], logits: &
 fn softmax_numerators(medium: &Medium, cands: &[TokenData], p: &mut [f64]) -> (f64, f64) {
     let (values, padding) = p.split_at_mut(medium.len());
     medium.logits_minus_max(cands, values);
-    padding.fill(EXP_FLOOR);
+    // The padding goes through `exp` as 0, and is set to 0 afterwards: at
+    // EXP_FLOOR the result underflows, and an underflowing lane costs a
+    // microcode assist on Intel cores: about a third of a warm apply on a
+    // medium of 2 to 7 (BENCHMARKS.md).
+    padding.fill(0.0);
     let mut tilted = [0.0; VECTOR_LANES];
     for chunk in p.chunks_exact_mut(VECTOR_LANES) {
         for (x, t) in chunk.iter_mut().zip(&mut tilted) {
             // The argument `exp` uses: a logit more than 746 below the
-            // maximum, and the padding, weigh exactly 0 here too.
+            // maximum weighs exactly 0 here too.
             let arg = x.max(EXP_FLOOR);
             *x = exp_nonpositive(arg);
             *t += *x * arg;
         }
     }
+    p[medium.len()..].fill(0.0);
     (sum(p), sum(&tilted))
 }
 
