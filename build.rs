@@ -57,11 +57,12 @@ fn main() {
     bindings
         .write_to_file(&out)
         .expect("could not write the llama.h bindings");
+    let generated = bindings.to_string();
 
     // llama.h without llama_sampler_init (late 2024): src/ffi/compat.rs.
     println!("cargo:rustc-check-cfg=cfg(llama_no_sampler_init)");
     println!("cargo:rerun-if-changed=src/ffi/compat/sampler_init.cpp");
-    if !bindings.to_string().contains("pub fn llama_sampler_init(") {
+    if !generated.contains("pub fn llama_sampler_init(") {
         println!("cargo:rustc-cfg=llama_no_sampler_init");
         cc::Build::new()
             .cpp(true)
@@ -69,6 +70,13 @@ fn main() {
             .includes(&dirs)
             .file("src/ffi/compat/sampler_init.cpp")
             .compile("llama_scatter_compat");
+    }
+
+    // llama.h with backend-sampling hooks in llama_sampler_i (2026):
+    // src/ffi/backend.rs.
+    println!("cargo:rustc-check-cfg=cfg(llama_backend_sampling)");
+    if generated.contains("pub backend_init:") {
+        println!("cargo:rustc-cfg=llama_backend_sampling");
     }
 
     if let Some(lib_dir) = env::var_os("LLAMA_CPP_LIB_DIR") {

@@ -164,6 +164,39 @@ static void check_preset_api(void) {
     CHECK(!llama_scatter_preset_params("creative", NULL), "a NULL output must give false");
 }
 
+/* llama_scatter_params_enabled says ahead what the constructor makes: true
+ * exactly when the sampler is the active "scatter", for the presets, the
+ * defaults and parameters at and past every edge of SPEC §4.1. */
+static void check_enabled(void) {
+    struct llama_scatter_params cases[16];
+    size_t n = 0;
+    for (size_t i = 0; i < presets_count(); i++) {
+        cases[n++] = preset_with_seed(i, 5u);
+    }
+    const struct llama_scatter_params d = llama_scatter_default_params();
+    cases[n] = d; n++;
+    cases[n] = d; cases[n].strength = 0.18f; cases[n].k = 1; n++;
+    cases[n] = d; cases[n].strength = 0.18f; cases[n].radius = 0.0f; n++;
+    cases[n] = d; cases[n].strength = NAN; n++;
+    cases[n] = d; cases[n].adaptive = true; n++;
+    cases[n] = d; cases[n].adaptive = true; cases[n].steps = 0; n++;
+    cases[n] = d; cases[n].absorption = 0.06f; n++;
+    cases[n] = d; cases[n].absorption = 0.06f; cases[n].absorption_last_n = 0; n++;
+    cases[n] = d; cases[n].strength = 0.18f; cases[n].collision = 0.0f; n++;
+    cases[n] = d; cases[n].strength = 0.18f; cases[n].collision = -INFINITY; n++;
+    size_t enabled = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct llama_sampler * s = llama_sampler_init_scatter_params(&cases[i]);
+        const bool active = strcmp(llama_sampler_name(s), "scatter") == 0;
+        CHECK(llama_scatter_params_enabled(&cases[i]) == active, "case %zu: enabled says %d, the sampler is %s",
+              i, (int) llama_scatter_params_enabled(&cases[i]), llama_sampler_name(s));
+        enabled += active;
+        llama_sampler_free(s);
+    }
+    CHECK(enabled == presets_count() + 2, "%zu of the cases enabled, expected the presets and 2 more", enabled);
+    CHECK(!llama_scatter_params_enabled(NULL), "NULL parameters must not count as enabled");
+}
+
 int main(void) {
     for (size_t i = 0; i < presets_count(); i++) {
         const struct llama_scatter_params p = preset_with_seed(i, 1234u + (uint32_t) i);
@@ -187,5 +220,6 @@ int main(void) {
     check_names_and_noops();
     check_constructors_agree();
     check_preset_api();
+    check_enabled();
     return harness_finish("test_invariants");
 }

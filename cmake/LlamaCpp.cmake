@@ -107,13 +107,15 @@ endif()
 # The llama.cpp API as far as our build and tests care (README
 # "Compatibility"): llama_sampler_init appeared in early 2025 (before, the
 # Rust library creates sampler shells through a C++ shim, see
-# src/ffi/compat.rs); llama_sampler_copy in 2026; the llama_model/vocab API
-# that loads today's models in 2025.
+# src/ffi/compat.rs); llama_sampler_copy and the backend-sampling hooks of
+# llama_sampler_i in 2026; the llama_model/vocab API that loads today's
+# models in 2025.
 file(READ "${LLAMA_CPP_SOURCE_DIR}/include/llama.h" _llama_h)
 string(REGEX MATCH "llama_sampler_init *\\(" LLAMA_HAS_SAMPLER_INIT "${_llama_h}")
 string(REGEX MATCH "llama_sampler_copy *\\(" LLAMA_HAS_SAMPLER_COPY "${_llama_h}")
 string(REGEX MATCH "llama_sampler_init_top_n_sigma *\\(" LLAMA_HAS_TOP_N_SIGMA "${_llama_h}")
 string(REGEX MATCH "llama_model_get_vocab *\\(" LLAMA_HAS_MODEL_API "${_llama_h}")
+string(REGEX MATCH "backend_init *\\)\\(" LLAMA_HAS_BACKEND_SAMPLING "${_llama_h}")
 string(REGEX MATCH "llama_sampler_init_penalties *\\(([^;]*)\\);" _ "${_llama_h}")
 string(REGEX REPLACE "//[^\n]*" "" _penalties_params "${CMAKE_MATCH_1}")
 string(REGEX MATCHALL "," _commas "${_penalties_params}")

@@ -175,6 +175,12 @@ bool llama_scatter_preset_params(const char *name,
 // `for (size_t i = 0; llama_scatter_preset_name(i); i++)`.
 const char *llama_scatter_preset_name(size_t i);
 
+// Whether a sampler made from `*params` scatters (is named `scatter`)
+// rather than being the do-nothing `?scatter`; false for NULL. For callers
+// that must know whether scatter will run before they make one, e.g. to
+// put an enabled scatter into a sampler list that lacks it.
+bool llama_scatter_params_enabled(const struct llama_scatter_params *params);
+
 // Scatter sampler with every parameter taken from `*params` (copied; the
 // struct may be freed after the call). NULL `params` means the defaults,
 // hence the do-nothing `?scatter` sampler.

@@ -112,6 +112,12 @@ impl Params {
         }
     }
 
+    /// Whether a sampler made from these parameters scatters: false for
+    /// those of the noop sampler (SPEC §4.1).
+    pub fn enabled(&self) -> bool {
+        self.config().is_some()
+    }
+
     /// The preset called `name` (see [`PRESETS`]), or `None`.
     pub fn preset(name: &str) -> Option<Self> {
         PRESETS

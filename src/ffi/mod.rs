@@ -7,6 +7,8 @@ mod bindings;
 mod compat;
 #[macro_use]
 mod guard;
+#[cfg(llama_backend_sampling)]
+mod backend;
 pub mod init;
 pub mod limits;
 pub mod params;

@@ -49,6 +49,18 @@ pub extern "C" fn llama_scatter_preset_name(i: usize) -> *const c_char {
     PRESETS.get(i).map_or(ptr::null(), |p| p.name.as_ptr())
 }
 
+/// Whether a sampler made from `*params` scatters (is named `scatter`)
+/// rather than being the do-nothing `?scatter`; false for NULL. For callers
+/// that must know whether scatter will run before they make one, e.g. to
+/// put an enabled scatter into a sampler list that lacks it.
+#[no_mangle]
+pub extern "C" fn llama_scatter_params_enabled(params: *const Params) -> bool {
+    ffi_guard!(false, {
+        // SAFETY: the caller passes NULL or a readable llama_scatter_params.
+        unsafe { params.as_ref() }.is_some_and(Params::enabled)
+    })
+}
+
 /// Scatter sampler with every parameter taken from `*params` (copied; the
 /// struct may be freed after the call). NULL `params` means the defaults,
 /// hence the do-nothing `?scatter` sampler.

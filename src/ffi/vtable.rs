@@ -24,8 +24,11 @@ const _: () = {
 };
 
 // Newer llama.h versions add backend-sampling hooks and `copy_state` after
-// `free`; left NULL (zeroed) they make llama.cpp sample on the CPU and copy
-// through `clone`. With older headers there is nothing left to zero.
+// `free`. Where they exist, the hooks keep a disabled scatter out of the
+// way of backend sampling (super::backend). `backend_reset` and
+// `copy_state` stay NULL (zeroed): there is no graph state to clear, and
+// llama.cpp copies through `clone`. With older headers there is nothing
+// left to zero.
 #[allow(clippy::needless_update)]
 static SCATTER_I: llama_sampler_i = llama_sampler_i {
     name: Some(name),
@@ -34,6 +37,14 @@ static SCATTER_I: llama_sampler_i = llama_sampler_i {
     reset: Some(reset),
     clone: Some(clone),
     free: Some(free),
+    #[cfg(llama_backend_sampling)]
+    backend_init: Some(super::backend::init),
+    #[cfg(llama_backend_sampling)]
+    backend_accept: Some(super::backend::accept),
+    #[cfg(llama_backend_sampling)]
+    backend_apply: Some(super::backend::apply),
+    #[cfg(llama_backend_sampling)]
+    backend_set_input: Some(super::backend::set_input),
     // SAFETY: every remaining member is an optional function pointer, for
     // which all-zero bytes are `None`.
     ..unsafe { std::mem::zeroed() }
@@ -56,7 +67,7 @@ pub(crate) fn new_sampler(state: Scatter) -> *mut llama_sampler {
 /// The state behind `smpl`, or `None` for a NULL sampler or context.
 ///
 /// SAFETY: `smpl` is NULL or a live sampler made by `new_sampler`.
-unsafe fn context<'a>(smpl: *const llama_sampler) -> Option<&'a Scatter> {
+pub(super) unsafe fn context<'a>(smpl: *const llama_sampler) -> Option<&'a Scatter> {
     let smpl = unsafe { smpl.as_ref() }?;
     unsafe { smpl.ctx.cast::<Scatter>().as_ref() }
 }
