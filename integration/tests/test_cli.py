@@ -140,6 +140,31 @@ def help_lists_flags_and_default_chain():
             check(preset in out, f"{tool} --help does not name preset {preset}")
 
 
+def backend_sampling_keeps_the_chain_on_the_device():
+    # A disabled scatter does not move temperature and the draw off the backend ("+" marks a sampler
+    # that runs there); an active one runs on the CPU, and so does what follows it.
+    _, log = completion(BIN, MODEL, PROMPTS[0], ["--temp", "0.8", "--seed", "3", "-bs"], n_predict=4)
+    check("-> ?scatter -> +temp-ext -> +dist" in chain_line(log), f"-bs without scatter: {chain_line(log)}")
+    _, log = completion(BIN, MODEL, PROMPTS[0], ["--temp", "0.8", "--seed", "3", "-bs", "--scatter-preset", "creative"], n_predict=4)
+    check("+min-p -> ?xtc -> scatter -> temp-ext -> dist" in chain_line(log), f"-bs with scatter: {chain_line(log)}")
+
+
+def sampler_lists_without_scatter_get_it():
+    prompt = PROMPTS[0]
+    explicit, _ = completion(BIN, MODEL, prompt, [*SAMPLED, "--seed", "6", "--scatter-preset", "creative",
+                                                  "--samplers", "top_k;top_p;min_p;scatter;temperature"], n_predict=32)
+    for lacking in [["--samplers", "top_k;top_p;min_p;temperature"], ["--sampler-seq", "kpmt"]]:
+        text, log = completion(BIN, MODEL, prompt, [*SAMPLED, "--seed", "6", "--scatter-preset", "creative", *lacking], n_predict=32)
+        check(re.search(r"min-p -> scatter -> \??temp", chain_line(log)), f"{lacking}: {chain_line(log)}")
+        check("scatter is enabled but the sampler list has none" in log, f"{lacking}: no warning")
+        check(text == explicit, f"{lacking}: the inserted scatter gave another text than the one named in the list")
+    # Scatter off: nothing is inserted and nothing is said.
+    _, log = completion(BIN, MODEL, prompt, [*SAMPLED, "--samplers", "top_k;temperature"], n_predict=1)
+    check("scatter" not in chain_line(log) and "scatter is enabled" not in log, f"scatter off: {chain_line(log)}")
+    _, log = completion(BIN, MODEL, prompt, [*SAMPLED, "--samplers", "top_k;top_p", "--scatter-strength", "0.2"], n_predict=1)
+    check("top-p -> scatter -> dist" in chain_line(log), f"no temperature in the list: {chain_line(log)}")
+
+
 run_tests([
     ("help lists every flag, preset and the default chain", help_lists_flags_and_default_chain),
     ("bad values are refused, naming the flag", bad_values_are_refused),
@@ -147,4 +172,6 @@ run_tests([
     ("same seed same text, other seed other text", same_seed_same_text_other_seed_other_text),
     ("every flag at its default is off", defaults_are_off),
     ("flags reach the sampler", flags_reach_the_sampler),
+    ("backend sampling keeps the chain on the device", backend_sampling_keeps_the_chain_on_the_device),
+    ("sampler lists without scatter get it", sampler_lists_without_scatter_get_it),
 ])

@@ -4,6 +4,7 @@ stopped at the end whatever happens."""
 
 import json
 import os
+import re
 import socket
 import subprocess
 import tempfile
@@ -162,6 +163,98 @@ def bad_fields_get_400_naming_the_field():
         check(name in json.dumps(res), f"{name}={value!r}: the error does not name the field: {res}")
 
 
+def error_message(status, res, what):
+    check(status == 400, f"{what} -> {status}, expected 400: {res}")
+    return res.get("error", {}).get("message", "")
+
+
+def sent_value(message):
+    """The value a message says it got, parsed back from its JSON text."""
+    m = re.search(r"got (.*)$", message)
+    check(m, f"no 'got VALUE' in {message!r}")
+    return json.loads(m.group(1))
+
+
+NUMBER_FIELDS = ["scatter_k", "scatter_strength", "scatter_radius", "scatter_steps", "scatter_strength_min",
+                 "scatter_strength_max", "scatter_entropy_target", "scatter_absorption",
+                 "scatter_absorption_last_n", "scatter_collision"]
+
+
+def hostile_values_get_400_with_the_value_as_sent():
+    cases = [(name, True) for name in NUMBER_FIELDS] + [(name, False) for name in NUMBER_FIELDS[:2]] + [
+        # integers that wrapped before the range check
+        ("scatter_k", 4294967360), ("scatter_k", 9223372036854775808), ("scatter_steps", 4294967297),
+        ("scatter_absorption_last_n", -4294967291), ("scatter_k", 2147483648), ("scatter_k", 1e10),
+        ("scatter_k", 1e308),
+        # fractions that were cut
+        ("scatter_k", 64.9), ("scatter_steps", 0.5), ("scatter_absorption_last_n", 3.25),
+        # just past a float limit
+        ("scatter_strength", 1.0000001), ("scatter_collision", 1.0000000001),
+        # other types
+        ("scatter_radius", "2.5"), ("scatter_k", [64]), ("scatter_adaptive", 1),
+    ]
+    for path, body in [("/completion", {"prompt": PROMPT, "n_predict": 1}),
+                       ("/v1/completions", {"prompt": PROMPT, "max_tokens": 1}),
+                       ("/v1/chat/completions", {"messages": [{"role": "user", "content": "Hi"}], "max_tokens": 1})]:
+        for name, value in cases if path == "/completion" else cases[::5]:
+            status, res = server.request(path, {**body, name: value})
+            message = error_message(status, res, f"{path} {name}={value!r}")
+            check(f"'{name}'" in message, f"{path} {name}={value!r}: the message does not name the field: {message!r}")
+            got = sent_value(message)
+            check(got == value and type(got) is type(value), f"{path} {name}={value!r}: the message shows {got!r}")
+    # An integral number is an integer: 64.0 is 64.
+    settings = complete(seed=1, scatter_k=48.0, scatter_steps=2.0)["generation_settings"]
+    check(settings["scatter_k"] == 48 and settings["scatter_steps"] == 2, f"48.0 and 2.0: {settings['scatter_k']}, {settings['scatter_steps']}")
+
+
+def preset_names_are_shown_safely():
+    status, res = server.request("/completion", {"prompt": PROMPT, "n_predict": 1, "scatter_preset": "crea\u0000tive"})
+    message = error_message(status, res, "a preset name with a NUL")
+    check("scatter_preset" in message and "expected one of: subtle" in message and "\\u0000" in message,
+          f"a preset name with a NUL: {message!r}")
+    long_name = "x" * 100_000
+    status, res = server.request("/completion", {"prompt": PROMPT, "n_predict": 1, "scatter_preset": long_name})
+    message = error_message(status, res, "a 100 KB preset name")
+    check(len(message) < 400 and "expected one of: subtle" in message, f"a 100 KB preset name: {len(message)} characters")
+
+
+# The sampler lists clients send (llama.cpp's names for their samplers).
+SILLYTAVERN = ["top_k", "typ_p", "top_p", "min_p", "xtc", "temperature"]
+TEXTGEN_WEBUI = ["penalties", "dry", "top_n_sigma", "top_k", "typ_p", "top_p", "min_p", "xtc", "temperature"]
+
+
+def sampler_lists_without_scatter_get_it():
+    for client, samplers in [("SillyTavern", SILLYTAVERN), ("text-generation-webui", TEXTGEN_WEBUI)]:
+        body = {"samplers": samplers, "temperature": 1.0, "top_k": 40, "top_p": 0.95, "min_p": 0.05, "typical_p": 1.0,
+                "repeat_penalty": 1.0, "xtc_probability": 0.0}
+        plain = complete(seed=8, **body)
+        settings = plain["generation_settings"]
+        check(settings["samplers"] == samplers and settings["scatter_enabled"] is False,
+              f"{client} without scatter fields: {settings['samplers']}, scatter_enabled {settings['scatter_enabled']}")
+        for fields in [{"scatter_preset": "creative"}, {"scatter_strength": 0.3}]:
+            res = complete(seed=8, **body, **fields)
+            settings = res["generation_settings"]
+            expected = samplers[:-1] + ["scatter", "temperature"]
+            check(settings["samplers"] == expected and settings["scatter_enabled"] is True,
+                  f"{client} with {fields}: samplers {settings['samplers']}, scatter_enabled {settings['scatter_enabled']}")
+        check(res["content"] != plain["content"], f"{client}: scatter_strength 0.3 did not change the text")
+        # Explicitly off: nothing is inserted, and the response says scatter did not run.
+        settings = complete(seed=8, **body, scatter_preset="creative", scatter_strength=0.0)["generation_settings"]
+        check(settings["samplers"] == samplers and settings["scatter_enabled"] is False,
+              f"{client} with strength 0: {settings['samplers']}, scatter_enabled {settings['scatter_enabled']}")
+    # No temperature in the list: scatter goes last, before the final draw.
+    settings = complete(seed=8, samplers=["top_k", "top_p"], scatter_strength=0.2)["generation_settings"]
+    check(settings["samplers"] == ["top_k", "top_p", "scatter"], f"no temperature: {settings['samplers']}")
+    settings = complete(seed=8, samplers="kpt", scatter_strength=0.2)["generation_settings"]
+    check(settings["samplers"] == ["top_k", "top_p", "scatter", "temperature"], f"'kpt': {settings['samplers']}")
+    # The OpenAI-compatible endpoints echo nothing, but run the same chain: same seed, same text as /completion's.
+    status, res = server.request("/v1/completions", {"prompt": PROMPT, "max_tokens": 32, "temperature": 1.0, "seed": 8,
+                                                     "cache_prompt": False, "samplers": SILLYTAVERN, "scatter_strength": 0.3})
+    check(status == 200, f"/v1/completions -> {status}: {res}")
+    direct = complete(seed=8, samplers=SILLYTAVERN + [], scatter_strength=0.3, temperature=1.0)
+    check(res["choices"][0]["text"] == direct["content"], "/v1/completions and /completion ran different chains")
+
+
 try:
     server.wait_ready()
     run_tests([
@@ -171,6 +264,9 @@ try:
         ("samplers field accepts scatter", samplers_field_accepts_scatter),
         ("OpenAI-compatible endpoints take the fields", openai_endpoints_take_the_fields),
         ("bad fields get a 400 naming the field", bad_fields_get_400_naming_the_field),
+        ("hostile values get a 400 with the value as sent", hostile_values_get_400_with_the_value_as_sent),
+        ("preset names are shown safely in errors", preset_names_are_shown_safely),
+        ("sampler lists without scatter get it", sampler_lists_without_scatter_get_it),
     ])
 except Failure as e:
     print(f"FAIL server start: {e}")
