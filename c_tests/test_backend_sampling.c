@@ -7,23 +7,15 @@
  *  - an active scatter is not run on the backend: the chain falls back to
  *    the CPU at scatter, scatter runs on every step there, and the text is
  *    the text of the same chain in a context without backend sampling. */
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "llama-scatter.h"
 #include "support/harness.h"
+#include "support/model.h"
 
 enum { N_PREDICT = 24 };
 
 static const char PROMPT[] = "Once upon a time, in a village by the sea,";
-
-static void quiet_log(enum ggml_log_level level, const char * text, void * user) {
-    (void) user;
-    if (level == GGML_LOG_LEVEL_ERROR) {
-        fputs(text, stderr);
-    }
-}
 
 /* top_k 40 -> [scatter] -> temp 0.8 -> dist; *scatter_out gets the scatter
  * sampler (owned by the chain) or NULL. */
@@ -87,16 +79,7 @@ static bool same_text(const struct run * a, const struct run * b) {
 }
 
 int main(int argc, char ** argv) {
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s MODEL.gguf\n", argv[0]);
-        return 2;
-    }
-    llama_log_set(quiet_log, NULL);
-    llama_backend_init();
-    struct llama_model_params mp = llama_model_default_params();
-    mp.n_gpu_layers = 0;
-    struct llama_model * model = llama_model_load_from_file(argv[1], mp);
-    CHECK(model != NULL, "could not load %s", argv[1]);
+    struct llama_model * model = model_load(argc, argv);
     if (!model) {
         return harness_finish("test_backend_sampling");
     }
@@ -137,7 +120,6 @@ int main(int argc, char ** argv) {
     llama_sampler_free(with_noop);
     llama_sampler_free(active_chain);
     llama_sampler_free(cpu_chain);
-    llama_model_free(model);
-    llama_backend_free();
+    model_free(model);
     return harness_finish("test_backend_sampling");
 }

@@ -3,12 +3,11 @@
  *   top_k 40 -> top_p 0.95 -> min_p 0.05 -> scatter -> greedy
  * is token-for-token the text generated without scatter, for every preset
  * without absorption (absorption may reorder repeated tokens by design). */
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "llama-scatter.h"
 #include "support/harness.h"
+#include "support/model.h"
 #include "support/presets.h"
 
 enum { N_PREDICT = 32 };
@@ -18,13 +17,6 @@ static const char * const PROMPTS[] = {
     "Once upon a time, in a village by the sea,",
     "def fibonacci(n):",
 };
-
-static void quiet_log(enum ggml_log_level level, const char * text, void * user) {
-    (void) user;
-    if (level == GGML_LOG_LEVEL_ERROR) {
-        fputs(text, stderr);
-    }
-}
 
 /* with_scatter: NULL for the chain without scatter. */
 static struct llama_sampler * greedy_chain(const struct llama_scatter_params * with_scatter) {
@@ -66,16 +58,7 @@ static int generate(struct llama_context * ctx, const struct llama_vocab * vocab
 }
 
 int main(int argc, char ** argv) {
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s MODEL.gguf\n", argv[0]);
-        return 2;
-    }
-    llama_log_set(quiet_log, NULL);
-    llama_backend_init();
-    struct llama_model_params mp = llama_model_default_params();
-    mp.n_gpu_layers = 0;
-    struct llama_model * model = llama_model_load_from_file(argv[1], mp);
-    CHECK(model != NULL, "could not load %s", argv[1]);
+    struct llama_model * model = model_load(argc, argv);
     if (!model) {
         return harness_finish("test_greedy_model");
     }
@@ -104,7 +87,6 @@ int main(int argc, char ** argv) {
         }
     }
     llama_free(ctx);
-    llama_model_free(model);
-    llama_backend_free();
+    model_free(model);
     return harness_finish("test_greedy_model");
 }
