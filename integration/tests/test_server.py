@@ -251,7 +251,7 @@ def sampler_lists_without_scatter_get_it():
     status, res = server.request("/v1/completions", {"prompt": PROMPT, "max_tokens": 32, "temperature": 1.0, "seed": 8,
                                                      "cache_prompt": False, "samplers": SILLYTAVERN, "scatter_strength": 0.3})
     check(status == 200, f"/v1/completions -> {status}: {res}")
-    direct = complete(seed=8, samplers=SILLYTAVERN + [], scatter_strength=0.3, temperature=1.0)
+    direct = complete(seed=8, samplers=SILLYTAVERN, scatter_strength=0.3, temperature=1.0)
     check(res["choices"][0]["text"] == direct["content"], "/v1/completions and /completion ran different chains")
 
 
