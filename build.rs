@@ -27,12 +27,23 @@ fn include_dirs() -> Vec<PathBuf> {
     vec![source.join("include"), source.join("ggml/include")]
 }
 
+/// The ggml functions scatter's backend graph calls (graph ops, input
+/// tensors, the device support probe), all in libggml-base.
+const GGML_FUNCTIONS: &[&str] = &[
+    "ggml_(add|sub|mul|div|sqr|log|exp|neg|step|sum|scale|scale_bias|clamp|soft_max)",
+    "ggml_(top_k|argsort|argmax|get_rows|set_rows|concat|fill|arange|repeat_4d|diag_mask_inf|mul_mat|cast)",
+    "ggml_(new_tensor_1d|reshape_1d|reshape_2d|view_1d|nelements|set_input|set_name)",
+    "ggml_(init|free|tensor_overhead|graph_overhead_custom|new_graph_custom|build_forward_expand)",
+    "ggml_(graph_n_nodes|graph_node|backend_buft_get_device|backend_dev_supports_op|backend_tensor_set)",
+];
+
 fn main() {
     for var in [
         "LLAMA_CPP_INCLUDE_DIR",
         "LLAMA_CPP_SOURCE_DIR",
         "LLAMA_CPP_LIB_DIR",
         "LLAMA_SCATTER_SONAME",
+        "LLAMA_SCATTER_BUILD_RPATH",
     ] {
         println!("cargo:rerun-if-env-changed={var}");
     }
@@ -50,6 +61,10 @@ fn main() {
         .clang_args(dirs.iter().map(|d| format!("-I{}", d.display())))
         .allowlist_type("llama_sampler_i|llama_sampler|llama_token_data|llama_token_data_array")
         .allowlist_function("llama_sampler_init")
+        // Scatter's graph for backend sampling (src/ffi/backend/graph.rs);
+        // not every tree has every one of them, and none is needed where
+        // llama_sampler_i has no backend hooks.
+        .allowlist_function(GGML_FUNCTIONS.join("|"))
         .parse_callbacks(Box::new(bindgen::CargoCallbacks::new()))
         .generate()
         .expect("bindgen could not parse llama.h");
@@ -77,6 +92,7 @@ fn main() {
     println!("cargo:rustc-check-cfg=cfg(llama_backend_sampling)");
     if generated.contains("pub backend_init:") {
         println!("cargo:rustc-cfg=llama_backend_sampling");
+        println!("cargo:rustc-link-lib=dylib=ggml-base");
     }
 
     if let Some(lib_dir) = env::var_os("LLAMA_CPP_LIB_DIR") {
@@ -90,10 +106,17 @@ fn main() {
     // The soname (README "Versioning") is decided in one place,
     // cmake/RustLibrary.cmake, which passes it here; a plain `cargo build`
     // without LLAMA_SCATTER_SONAME links a library without one.
-    // $ORIGIN lets it find the libllama installed beside it.
+    // $ORIGIN lets it find the libllama and libggml-base installed beside
+    // it. LLAMA_SCATTER_BUILD_RPATH adds llama.cpp's folder for the build
+    // tree, where they are elsewhere; cmake/Install.cmake takes it out again.
     if let Some(soname) = env::var_os("LLAMA_SCATTER_SONAME") {
         let soname = soname.to_str().expect("LLAMA_SCATTER_SONAME is UTF-8");
         println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,{soname}");
     }
-    println!("cargo:rustc-cdylib-link-arg=-Wl,-rpath,$ORIGIN");
+    let mut rpath = String::from("$ORIGIN");
+    if let Some(dir) = env::var_os("LLAMA_SCATTER_BUILD_RPATH") {
+        rpath.push(':');
+        rpath.push_str(dir.to_str().expect("LLAMA_SCATTER_BUILD_RPATH is UTF-8"));
+    }
+    println!("cargo:rustc-cdylib-link-arg=-Wl,-rpath,{rpath}");
 }

@@ -16,6 +16,11 @@ install(FILES
     "${LLAMA_SCATTER_STATIC}"
     DESTINATION "${CMAKE_INSTALL_LIBDIR}")
 
+# Installed, the library finds llama.cpp's libraries beside it: $ORIGIN only.
+install(CODE "
+    file(RPATH_CHANGE FILE \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/${LLAMA_SCATTER_SHARED_FILE}\"
+         OLD_RPATH \"\$ORIGIN:$<TARGET_FILE_DIR:llama>\" NEW_RPATH \"\$ORIGIN\")")
+
 configure_package_config_file(
     "${PROJECT_SOURCE_DIR}/cmake/llama_scatterConfig.cmake.in"
     "${PROJECT_BINARY_DIR}/llama_scatterConfig.cmake"

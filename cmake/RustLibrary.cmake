@@ -34,12 +34,17 @@ else()
 endif()
 option(LLAMA_SCATTER_NATIVE "Build the Rust library with -C target-cpu=native" ${_native_default})
 
+# The build tree's library finds libllama and libggml-base in llama.cpp's
+# output folder; the installed one beside it (cmake/Install.cmake).
+set(LLAMA_SCATTER_BUILD_RPATH "$<TARGET_FILE_DIR:llama>")
+
 # Environment every cargo invocation of this build uses (build, test, lint).
 set(LLAMA_SCATTER_CARGO_ENV
     "LLAMA_CPP_SOURCE_DIR=${LLAMA_CPP_SOURCE_DIR}"
     "LLAMA_CPP_LIB_DIR=$<TARGET_FILE_DIR:llama>"
     "CARGO_TARGET_DIR=${LLAMA_SCATTER_CARGO_TARGET_DIR}"
-    "LLAMA_SCATTER_SONAME=${LLAMA_SCATTER_SONAME}")
+    "LLAMA_SCATTER_SONAME=${LLAMA_SCATTER_SONAME}"
+    "LLAMA_SCATTER_BUILD_RPATH=${LLAMA_SCATTER_BUILD_RPATH}")
 # On x86-64 also with 512-bit vectors where the CPU has them: LLVM's tuning
 # for Intel's AVX-512 cores prefers 256-bit ones, and on the stack paths'
 # fixed-length loops (exp, the Toeplitz kernel, ln) 512-bit ones took a

@@ -43,10 +43,12 @@ mod history;
 mod kernel;
 mod medium;
 pub mod params;
+mod plan;
 pub mod reference;
 mod sampler;
 mod strength;
 
 pub use candidate::TokenData;
 pub use params::Params;
+pub use plan::Plan;
 pub use sampler::{Outcome, Scatter, Stats, EPSILON, NAME, NOOP_NAME};

@@ -190,11 +190,15 @@ pub const PRESETS: [Preset; 5] = [
     },
 ];
 
-/// Adaptive-strength curve, already clamped and ordered (`min <= max`).
+/// Adaptive-strength curve (SPEC §4.4), already clamped to [0, 1] and
+/// ordered (`min <= max`).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct Adaptive {
+pub struct Adaptive {
+    /// Strength at entropy 1, and the lower clamp.
     pub min: f64,
+    /// Strength at entropy 0, and the upper clamp.
     pub max: f64,
+    /// Entropy at which the strength is the sampler's `strength`.
     pub target: f64,
 }
 

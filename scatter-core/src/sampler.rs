@@ -9,6 +9,7 @@ use crate::history::History;
 use crate::kernel::{Smoothing, MAX_SHORT_MEDIUM, MAX_STACK_MEDIUM};
 use crate::medium::Medium;
 use crate::params::{Config, Params};
+use crate::plan::Plan;
 use crate::strength::{adaptive_strength, normalized_entropy};
 use crate::TokenData;
 use std::ffi::CStr;
@@ -142,6 +143,28 @@ impl Scatter {
         self.active
             .as_ref()
             .map_or_else(Stats::default, |a| a.stats)
+    }
+
+    /// What an apply computes, for running it elsewhere (llama.cpp's
+    /// backend sampling); `None` for the noop sampler and with absorption,
+    /// whose history lives here.
+    pub fn plan(&self) -> Option<Plan> {
+        self.active.as_ref().and_then(|a| Plan::of(&a.config))
+    }
+
+    /// The collision gate of one apply run elsewhere from [`Self::plan`]:
+    /// counts the apply, draws from the same stream as [`Self::apply`]
+    /// (nothing at collision 1) and says whether the gate fires. The
+    /// stats' `scattered` and `strength_sum` stay as they are: what such
+    /// an apply did is not known here. False for the noop sampler.
+    pub fn draw_gate(&mut self) -> bool {
+        let Some(a) = &mut self.active else {
+            return false;
+        };
+        a.stats.applies += 1;
+        let fires = a.gate.fires();
+        a.stats.fired += u64::from(fires);
+        fires
     }
 
     /// Scatters `candidates` in place (SPEC §4.2–4.6). See [`Outcome`] for

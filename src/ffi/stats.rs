@@ -43,7 +43,7 @@ pub extern "C" fn llama_sampler_scatter_stats(
             *out = llama_scatter_stats::default();
             return false;
         };
-        let s = state.stats();
+        let s = state.scatter.stats();
         *out = llama_scatter_stats {
             n_apply: s.applies,
             n_fired: s.fired,

@@ -1,0 +1,45 @@
+//! An apply of SPEC §4 as plain numbers, for code that runs the same
+//! computation somewhere else: the C library turns a [`Plan`] into a ggml
+//! graph for llama.cpp's backend sampling, where the candidates never reach
+//! the CPU. The math there is the same; this crate keeps deciding the one
+//! thing that must not differ, the collision gate's draws
+//! ([`crate::Scatter::draw_gate`]).
+
+use crate::params::{Adaptive, Config};
+
+/// The sanitised parameters of an active sampler without absorption (SPEC
+/// §4.1 clamps applied): everything a graph needs, and nothing it cannot
+/// compute there.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Plan {
+    /// Medium size: the k best finite candidates (`k >= 2`).
+    pub k: usize,
+    /// Gaussian radius in ranks, in (0, 16].
+    pub radius: f64,
+    /// Diffusion passes, in [1, 8].
+    pub steps: u32,
+    /// The fixed strength, or the adaptive curve's strength at its target.
+    pub strength: f64,
+    /// The adaptive curve (SPEC §4.4), if adaptive.
+    pub adaptive: Option<Adaptive>,
+    /// Whether the collision gate can decline (`collision < 1`): an apply
+    /// then needs a draw, and may leave the candidates untouched.
+    pub gated: bool,
+}
+
+impl Plan {
+    /// `None` for absorption, which needs the token history on the CPU.
+    pub(crate) fn of(config: &Config) -> Option<Self> {
+        if config.absorption.is_some() {
+            return None;
+        }
+        Some(Self {
+            k: config.k,
+            radius: config.radius,
+            steps: config.steps,
+            strength: config.strength,
+            adaptive: config.adaptive,
+            gated: config.collision.is_some(),
+        })
+    }
+}

@@ -1,0 +1,288 @@
+//! One apply of scatter as a ggml graph, for llama.cpp's backend sampling:
+//! SPEC §4.3–4.6 in f32 (ggml's kernels), the steps of the CPU path in the
+//! same order.
+//!
+//! What the backend hands over differs from a candidate array: the logits
+//! of one output row, the whole vocabulary or what earlier backend samplers
+//! left — shrunk and in no order (`top_k`), or sorted with the rejected
+//! masked by `-inf` (`top_p`, `min_p`) — and shapes are fixed when the
+//! graph is built. So:
+//! - the medium is the `K = min(k, n)` best logits (`ggml_top_k`), sorted
+//!   descending; those of them that are `-inf` are masked (the indicator
+//!   f), and the real medium size is `m = Σ f`;
+//! - the kernel is the dense K × K Gaussian, built in the graph from the
+//!   ranks; each pass is `q ← (K q) / (K f) · f`, which is the
+//!   row-normalised kernel over the first m ranks, the masked ones kept 0;
+//! - the order clamp is a cumulative minimum: `argmax` over each row of a
+//!   K × K grid of `-p` masked above the diagonal;
+//! - what SPEC leaves untouched (gate declined, m < 2, a `+inf` logit) is
+//!   selected with `get_rows` on the gate's 0/1, never by arithmetic that
+//!   could turn `-inf` into NaN;
+//! - collision 1: the output is the medium (K logits, the masked at
+//!   `-inf`) and its token ids, as `top_k` shrinks; collision < 1: the
+//!   output keeps the input's shape, so that a declined gate can leave it
+//!   untouched, and a fired one sets every logit outside the medium to
+//!   `-inf`.
+//!
+//! Precision: f32 throughout, where the CPU path computes in f64; the
+//! tests (`c_tests/test_backend_sampling.c`) state and check the
+//! difference. Ties between equal logits may take their ranks in another
+//! order than the CPU path's (ggml's sort is not stable).
+
+use super::super::bindings::*;
+use scatter_core::{Plan, EPSILON};
+use std::ffi::CStr;
+use std::ptr;
+
+/// Largest `k` scattered on the backend: the kernel and the order clamp
+/// are dense K × K tensors (256 KB each at 256). Every preset uses 64.
+pub(super) const MAX_MEDIUM: usize = 256;
+
+/// Builds one apply on `data` (its logits rewritten, its candidates
+/// selected where the output shrinks) and returns the gate input: one f32,
+/// 1 if the gate fires.
+///
+/// SAFETY: `ctx` is a live ggml context, `data.logits` a live f32 tensor of
+/// it, `data.candidates` NULL or a live i32 tensor of the same length.
+pub(super) unsafe fn build(
+    ctx: *mut ggml_context,
+    data: &mut llama_sampler_data,
+    plan: &Plan,
+) -> *mut ggml_tensor {
+    let g = Graph(ctx);
+    unsafe {
+        let n = ggml_nelements(data.logits);
+        let logits = ggml_reshape_1d(ctx, data.logits, n);
+        let k = (plan.k as i64).min(n);
+
+        let gate = ggml_new_tensor_1d(ctx, ggml_type_GGML_TYPE_F32, 1);
+        ggml_set_input(gate);
+        ggml_set_name(gate, c"scatter_gate".as_ptr());
+
+        // SPEC §4.3 step 1: the medium, sorted, and its finite indicator.
+        let top = ggml_top_k(ctx, logits, k as i32);
+        let top_logits = g.gather(logits, top);
+        let order = ggml_argsort(ctx, top_logits, ggml_sort_order_GGML_SORT_ORDER_DESC);
+        let index = g.gather(top, order);
+        let sorted = g.gather(top_logits, order);
+        let finite = ggml_step(ctx, ggml_scale_bias(ctx, sorted, 1.0, f32::MAX));
+        let m = ggml_sum(ctx, finite);
+
+        // Step 2: softmax (a masked logit gets 0).
+        let p = ggml_soft_max(ctx, sorted);
+
+        // Step 3: the kernel on rank distance, `steps` passes.
+        let ranks = ggml_arange(ctx, 0.0, k as f32, 1.0);
+        let row_rank = ggml_repeat_4d(ctx, ggml_reshape_2d(ctx, ranks, 1, k), k, k, 1, 1);
+        let col_rank = ggml_repeat_4d(ctx, ranks, k, k, 1, 1);
+        let distance2 = ggml_sqr(ctx, ggml_sub(ctx, row_rank, col_rank));
+        let two_r2 = 2.0 * plan.radius * plan.radius;
+        let kernel = ggml_exp(ctx, ggml_scale(ctx, distance2, (-1.0 / two_r2) as f32));
+        // Row sums over the medium; a masked row gets 1 more, so that no
+        // row sum is 0 (its pass result is masked anyway).
+        let row_sums = ggml_add(
+            ctx,
+            ggml_mul_mat(ctx, kernel, finite),
+            ggml_scale_bias(ctx, finite, -1.0, 1.0),
+        );
+        let mut q = p;
+        for _ in 0..plan.steps {
+            q = ggml_mul(
+                ctx,
+                ggml_div(ctx, ggml_mul_mat(ctx, kernel, q), row_sums),
+                finite,
+            );
+        }
+
+        // §4.4 and step 4: the strength, the blend.
+        let blended = match &plan.adaptive {
+            None => ggml_add(
+                ctx,
+                ggml_scale(ctx, p, (1.0 - plan.strength) as f32),
+                ggml_scale(ctx, q, plan.strength as f32),
+            ),
+            Some(curve) => {
+                let s =
+                    g.adaptive_strength(p, m, plan.strength, curve.min, curve.max, curve.target);
+                ggml_add(
+                    ctx,
+                    ggml_mul(ctx, p, ggml_scale_bias(ctx, s, -1.0, 1.0)),
+                    ggml_mul(ctx, q, s),
+                )
+            }
+        };
+
+        // The exact order clamp (a cumulative minimum), then the sum to 1.
+        let grid = ggml_repeat_4d(ctx, ggml_neg(ctx, blended), k, k, 1, 1);
+        let running_min = ggml_argmax(ctx, ggml_diag_mask_inf(ctx, grid, 0));
+        let clamped = g.gather(blended, running_min);
+        let settled = ggml_div(ctx, clamped, ggml_sum(ctx, clamped));
+
+        // §4.6: ln(max(p, ε)), `-inf` outside the medium.
+        let scattered = ggml_add(
+            ctx,
+            ggml_log(ctx, ggml_clamp(ctx, settled, EPSILON as f32, 1.0)),
+            ggml_log(ctx, finite),
+        );
+
+        // The gate, two finite candidates, no forced token: 1 or 0.
+        let forced = ggml_step(
+            ctx,
+            ggml_scale_bias(ctx, ggml_view_1d(ctx, sorted, 1, 0), 1.0, -f32::MAX),
+        );
+        let enough = ggml_step(ctx, ggml_scale_bias(ctx, m, 1.0, -1.5));
+        let fires = ggml_mul(
+            ctx,
+            ggml_mul(ctx, gate, enough),
+            ggml_scale_bias(ctx, forced, -1.0, 1.0),
+        );
+        let pick = ggml_cast(ctx, fires, ggml_type_GGML_TYPE_I32);
+
+        if plan.gated {
+            let outside = ggml_fill(ctx, logits, f32::NEG_INFINITY);
+            let rewritten = ggml_set_rows(
+                ctx,
+                ggml_reshape_2d(ctx, outside, 1, n),
+                ggml_reshape_2d(ctx, scattered, 1, k),
+                index,
+            );
+            data.logits = g.choose(logits, ggml_reshape_1d(ctx, rewritten, n), pick);
+        } else {
+            data.logits = g.choose(sorted, scattered, pick);
+            data.candidates = if data.candidates.is_null() {
+                index
+            } else {
+                g.gather(ggml_reshape_1d(ctx, data.candidates, n), index)
+            };
+        }
+        g.name(data.logits, c"scatter_logits");
+        gate
+    }
+}
+
+/// Whether the device behind `buft` runs every operation of the graph
+/// (the CPU always does), probed on a graph built for a full vocabulary.
+///
+/// SAFETY: `buft` is a live buffer type.
+pub(super) unsafe fn supported(plan: &Plan, buft: ggml_backend_buffer_type_t) -> bool {
+    const MAX_NODES: usize = 1024;
+    const PROBE_VOCABULARY: i64 = 128 * 1024;
+    unsafe {
+        let device = ggml_backend_buft_get_device(buft);
+        if device.is_null() {
+            return true;
+        }
+        let ctx = ggml_init(ggml_init_params {
+            mem_size: MAX_NODES * ggml_tensor_overhead()
+                + ggml_graph_overhead_custom(MAX_NODES, false),
+            mem_buffer: ptr::null_mut(),
+            no_alloc: true,
+        });
+        if ctx.is_null() {
+            return false;
+        }
+        let graph = ggml_new_graph_custom(ctx, MAX_NODES, false);
+        let mut data = llama_sampler_data {
+            logits: ggml_new_tensor_1d(ctx, ggml_type_GGML_TYPE_F32, PROBE_VOCABULARY),
+            probs: ptr::null_mut(),
+            sampled: ptr::null_mut(),
+            candidates: ggml_new_tensor_1d(ctx, ggml_type_GGML_TYPE_I32, PROBE_VOCABULARY),
+        };
+        build(ctx, &mut data, plan);
+        ggml_build_forward_expand(graph, data.logits);
+        ggml_build_forward_expand(graph, data.candidates);
+        let all = (0..ggml_graph_n_nodes(graph))
+            .all(|i| ggml_backend_dev_supports_op(device, ggml_graph_node(graph, i)));
+        ggml_free(ctx);
+        all
+    }
+}
+
+/// The graph context, with the few compound steps used above.
+#[derive(Clone, Copy)]
+struct Graph(*mut ggml_context);
+
+impl Graph {
+    /// `values[index]`: a 1-D tensor of `index`'s length.
+    unsafe fn gather(self, values: *mut ggml_tensor, index: *mut ggml_tensor) -> *mut ggml_tensor {
+        unsafe {
+            let rows = ggml_reshape_2d(self.0, values, 1, ggml_nelements(values));
+            ggml_reshape_1d(
+                self.0,
+                ggml_get_rows(self.0, rows, index),
+                ggml_nelements(index),
+            )
+        }
+    }
+
+    /// `pick` (an i32, 0 or 1) ? `b` : `a`, for two 1-D tensors of one
+    /// length: row `pick` of the two stacked.
+    unsafe fn choose(
+        self,
+        a: *mut ggml_tensor,
+        b: *mut ggml_tensor,
+        pick: *mut ggml_tensor,
+    ) -> *mut ggml_tensor {
+        unsafe {
+            let n = ggml_nelements(a);
+            let rows = ggml_concat(self.0, a, b, 1);
+            ggml_reshape_1d(self.0, ggml_get_rows(self.0, rows, pick), n)
+        }
+    }
+
+    /// SPEC §4.4 on the softmax `p` of a medium of `m` (a one-element
+    /// tensor): the entropy `H = −Σ p ln p / ln m`, clamped to [0, 1], and
+    /// the piecewise-linear strength through (0, max), (target, strength),
+    /// (1, min), clamped to [min, max]. A branch whose denominator is 0 is
+    /// never taken (`H < target` needs target > 0, `H > target` needs
+    /// target < 1) and is not built.
+    unsafe fn adaptive_strength(
+        self,
+        p: *mut ggml_tensor,
+        m: *mut ggml_tensor,
+        strength: f64,
+        min: f64,
+        max: f64,
+        target: f64,
+    ) -> *mut ggml_tensor {
+        let ctx = self.0;
+        unsafe {
+            // ln(max(p, FLT_MIN)): 0 · ln p is 0 for a masked p = 0.
+            let ln_p = ggml_log(ctx, ggml_clamp(ctx, p, f32::MIN_POSITIVE, 1.0));
+            let neg_entropy = ggml_sum(ctx, ggml_mul(ctx, p, ln_p));
+            let h = ggml_clamp(
+                ctx,
+                ggml_div(ctx, ggml_neg(ctx, neg_entropy), ggml_log(ctx, m)),
+                0.0,
+                1.0,
+            );
+            let below = (target > 0.0).then(|| {
+                let slope = (strength - max) / target;
+                ggml_scale_bias(ctx, h, slope as f32, max as f32)
+            });
+            let above = (target < 1.0).then(|| {
+                let slope = (min - strength) / (1.0 - target);
+                ggml_scale_bias(ctx, h, slope as f32, (strength - slope * target) as f32)
+            });
+            let s = match (below, above) {
+                (Some(below), Some(above)) => {
+                    let is_below = ggml_step(ctx, ggml_scale_bias(ctx, h, -1.0, target as f32));
+                    ggml_add(
+                        ctx,
+                        above,
+                        ggml_mul(ctx, ggml_sub(ctx, below, above), is_below),
+                    )
+                }
+                (Some(only), None) | (None, Some(only)) => only,
+                (None, None) => unreachable!("target is in [0, 1]"),
+            };
+            ggml_clamp(ctx, s, min as f32, max as f32)
+        }
+    }
+
+    unsafe fn name(self, tensor: *mut ggml_tensor, name: &CStr) {
+        unsafe {
+            ggml_set_name(tensor, name.as_ptr());
+        }
+    }
+}
