@@ -11,6 +11,7 @@
  *    way from the same seed) for every such preset, and the input ranking
  *    is kept; generated with dist on the backend, every token is sampled
  *    there and every step counted; greedy text is unchanged;
+ *    and a sequence left idle beside a decoded one is harmless;
  *  - with absorption the chain falls back to the CPU at scatter
  *    (`-scatter`), and the text is the text of the same chain in a context
  *    without backend sampling. */
@@ -280,6 +281,45 @@ static void compare_preset(struct llama_model * model, const struct llama_scatte
     llama_sampler_free(cpu_chain);
 }
 
+/* Two sequences with a gated scatter on the backend, only the first one
+ * decoded: llama.cpp still builds the idle one's apply (on a placeholder
+ * row) without ever setting its gate; that must run harmlessly. */
+static void idle_sequence_is_harmless(struct llama_model * model) {
+    struct llama_scatter_params collision;
+    CHECK(llama_scatter_preset_params("collision", &collision), "no collision preset");
+    collision.seed = 5;
+    struct llama_sampler * scatter[2];
+    struct llama_sampler * chains[2] = { chain_with(&collision, TAIL_DIST, &scatter[0]),
+                                         chain_with(&collision, TAIL_DIST, &scatter[1]) };
+    struct llama_sampler_seq_config configs[2] = { { 0, chains[0] }, { 1, chains[1] } };
+    struct llama_context_params cp = llama_context_default_params();
+    cp.n_ctx = 512;
+    cp.n_seq_max = 2;
+    cp.samplers = configs;
+    cp.n_samplers = 2;
+    struct llama_context * ctx = llama_init_from_model(model, cp);
+    CHECK(ctx != NULL, "no two-sequence context");
+    if (ctx) {
+        llama_token tokens[64 + 8];
+        int n = tokenize_prompt(model, tokens, 64);
+        int start = 0;
+        int sampled = 0;
+        for (int step = 0; step < 8 && llama_decode(ctx, llama_batch_get_one(tokens + start, n - start)) == 0; step++) {
+            const llama_token t = llama_get_sampled_token_ith(ctx, -1);
+            sampled += t != LLAMA_TOKEN_NULL;
+            start = n;
+            tokens[n++] = t == LLAMA_TOKEN_NULL ? 0 : t;
+        }
+        CHECK(sampled == 8, "sequence 0 sampled %d of 8 tokens on the backend beside an idle sequence", sampled);
+        struct llama_scatter_stats idle;
+        llama_sampler_scatter_stats(scatter[1], &idle);
+        CHECK(idle.n_apply == 0, "the idle sequence's scatter drew %llu gates", (unsigned long long) idle.n_apply);
+        llama_free(ctx);
+    }
+    llama_sampler_free(chains[0]);
+    llama_sampler_free(chains[1]);
+}
+
 int main(int argc, char ** argv) {
     struct llama_model * model = model_load(argc, argv);
     if (!model) {
@@ -318,6 +358,8 @@ int main(int argc, char ** argv) {
     compare_preset(model, &creative, "creative, steps 3, radius 6");
     creative.steps = 1;
     creative.radius = 2.5f;
+
+    idle_sequence_is_harmless(model);
 
     struct llama_sampler * active_chain = chain_with(&creative, TAIL_DIST, &scatter);
     const struct run active = generate(model, active_chain, true);

@@ -97,7 +97,9 @@ typedef struct llama_scatter_stats {
   // Applies on which the collision gate fired (every apply at collision 1).
   uint64_t n_fired;
   // Applies that rewrote the candidates (the gate fired and there were at
-  // least two finite candidates and no forced token).
+  // least two finite candidates and no forced token). Not counted for
+  // applies on llama.cpp's backend (backend sampling, `+scatter`), which
+  // happen in the graph; `n_apply` and `n_fired` are.
   uint64_t n_scattered;
   // Sum of the strength those rewrites used (the adaptive strength in
   // adaptive mode): `strength_sum / n_scattered` is the mean strength.

@@ -141,12 +141,20 @@ def help_lists_flags_and_default_chain():
 
 
 def backend_sampling_keeps_the_chain_on_the_device():
-    # A disabled scatter does not move temperature and the draw off the backend ("+" marks a sampler
-    # that runs there); an active one runs on the CPU, and so does what follows it.
-    _, log = completion(BIN, MODEL, PROMPTS[0], ["--temp", "0.8", "--seed", "3", "-bs"], n_predict=4)
+    # "+" marks a sampler that runs on the backend, "-" one that sent the chain back to the CPU from
+    # there on. A disabled scatter is invisible; an active one runs there, except with absorption.
+    bs = ["--temp", "0.8", "--seed", "3", "-bs"]
+    _, log = completion(BIN, MODEL, PROMPTS[0], bs, n_predict=4)
     check("-> ?scatter -> +temp-ext -> +dist" in chain_line(log), f"-bs without scatter: {chain_line(log)}")
-    _, log = completion(BIN, MODEL, PROMPTS[0], ["--temp", "0.8", "--seed", "3", "-bs", "--scatter-preset", "creative"], n_predict=4)
-    check("+min-p -> ?xtc -> scatter -> temp-ext -> dist" in chain_line(log), f"-bs with scatter: {chain_line(log)}")
+    for preset in ["creative", "adaptive", "collision"]:
+        texts = set()
+        for _ in range(2):
+            text, log = completion(BIN, MODEL, PROMPTS[0], [*bs, "--scatter-preset", preset], n_predict=24)
+            check("+min-p -> ?xtc -> +scatter -> +temp-ext -> +dist" in chain_line(log), f"-bs {preset}: {chain_line(log)}")
+            texts.add(text)
+        check(len(texts) == 1, f"-bs {preset}: the same seed gave two texts")
+    _, log = completion(BIN, MODEL, PROMPTS[0], [*bs, "--scatter-preset", "adaptive-absorb"], n_predict=4)
+    check("+min-p -> ?xtc -> -scatter -> temp-ext -> dist" in chain_line(log), f"-bs adaptive-absorb: {chain_line(log)}")
 
 
 def sampler_lists_without_scatter_get_it():

@@ -255,6 +255,29 @@ def sampler_lists_without_scatter_get_it():
     check(res["choices"][0]["text"] == direct["content"], "/v1/completions and /completion ran different chains")
 
 
+def backend_sampling_is_reported():
+    # A request may ask for backend sampling ("backend_sampling": true); the response says whether its
+    # scatter ran there. This server was started without -bs, so /props says the default chain does not.
+    status, props = server.request("/props")
+    check(props["default_generation_settings"]["params"]["scatter_backend"] is False, "/props: scatter_backend")
+    cases = [({"backend_sampling": True, "scatter_preset": "creative"}, True, True),
+             ({"backend_sampling": True, "scatter_preset": "collision"}, True, True),
+             ({"backend_sampling": True, "scatter_preset": "adaptive-absorb"}, True, False),
+             ({"backend_sampling": True}, False, False),
+             ({"backend_sampling": False, "scatter_preset": "creative"}, True, False),
+             # Probabilities before sampling keep the request on the CPU (llama.cpp's rule).
+             ({"backend_sampling": True, "scatter_preset": "creative", "n_probs": 3}, True, False)]
+    for fields, enabled, on_backend in cases:
+        settings = complete(seed=5, **fields)["generation_settings"]
+        check(settings["scatter_enabled"] is enabled and settings["scatter_backend"] is on_backend,
+              f"{fields}: scatter_enabled {settings['scatter_enabled']}, scatter_backend {settings['scatter_backend']}")
+    a = complete(seed=5, backend_sampling=True, scatter_preset="creative")["content"]
+    b = complete(seed=5, backend_sampling=True, scatter_preset="creative")["content"]
+    plain = complete(seed=5, backend_sampling=True)["content"]
+    check(a == b, "backend sampling with scatter: the same seed gave two texts")
+    check(a != plain, "scatter on the backend did not change the text")
+
+
 try:
     server.wait_ready()
     run_tests([
@@ -267,6 +290,7 @@ try:
         ("hostile values get a 400 with the value as sent", hostile_values_get_400_with_the_value_as_sent),
         ("preset names are shown safely in errors", preset_names_are_shown_safely),
         ("sampler lists without scatter get it", sampler_lists_without_scatter_get_it),
+        ("backend sampling is reported", backend_sampling_is_reported),
     ])
 except Failure as e:
     print(f"FAIL server start: {e}")

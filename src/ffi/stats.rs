@@ -14,7 +14,9 @@ pub struct llama_scatter_stats {
     /// Applies on which the collision gate fired (every apply at collision 1).
     pub n_fired: u64,
     /// Applies that rewrote the candidates (the gate fired and there were at
-    /// least two finite candidates and no forced token).
+    /// least two finite candidates and no forced token). Not counted for
+    /// applies on llama.cpp's backend (backend sampling, `+scatter`), which
+    /// happen in the graph; `n_apply` and `n_fired` are.
     pub n_scattered: u64,
     /// Sum of the strength those rewrites used (the adaptive strength in
     /// adaptive mode): `strength_sum / n_scattered` is the mean strength.

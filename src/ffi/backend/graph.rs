@@ -125,7 +125,10 @@ pub(super) unsafe fn build(
             ggml_log(ctx, finite),
         );
 
-        // The gate, two finite candidates, no forced token: 1 or 0.
+        // The gate, two finite candidates, no forced token: 1 or 0. Every
+        // factor is a step, so `pick` is a valid row even where llama.cpp
+        // never sets the gate (an idle sequence's placeholder row).
+        let gate_set = ggml_step(ctx, ggml_scale_bias(ctx, gate, 1.0, -0.5));
         let forced = ggml_step(
             ctx,
             ggml_scale_bias(ctx, ggml_view_1d(ctx, sorted, 1, 0), 1.0, -f32::MAX),
@@ -133,7 +136,7 @@ pub(super) unsafe fn build(
         let enough = ggml_step(ctx, ggml_scale_bias(ctx, m, 1.0, -1.5));
         let fires = ggml_mul(
             ctx,
-            ggml_mul(ctx, gate, enough),
+            ggml_mul(ctx, gate_set, enough),
             ggml_scale_bias(ctx, forced, -1.0, 1.0),
         );
         let pick = ggml_cast(ctx, fires, ggml_type_GGML_TYPE_I32);
