@@ -44,6 +44,7 @@ fn main() {
         "LLAMA_CPP_LIB_DIR",
         "LLAMA_SCATTER_SONAME",
         "LLAMA_SCATTER_BUILD_RPATH",
+        "LLAMA_SCATTER_UNLINKED",
     ] {
         println!("cargo:rerun-if-env-changed={var}");
     }
@@ -92,6 +93,16 @@ fn main() {
     println!("cargo:rustc-check-cfg=cfg(llama_backend_sampling)");
     if generated.contains("pub backend_init:") {
         println!("cargo:rustc-cfg=llama_backend_sampling");
+    }
+
+    // LLAMA_SCATTER_UNLINKED=1: no DT_NEEDED on libllama and libggml-base;
+    // their symbols are bound when the library is loaded into a process
+    // that has them global. The Python package (python/) ships this kind,
+    // so that it uses llama-cpp-python's libllama whatever its soname.
+    if env::var_os("LLAMA_SCATTER_UNLINKED").is_some() {
+        return;
+    }
+    if generated.contains("pub backend_init:") {
         println!("cargo:rustc-link-lib=dylib=ggml-base");
     }
 

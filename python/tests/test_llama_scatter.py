@@ -1,0 +1,188 @@
+"""The llama-scatter Python package against llama-cpp-python 0.3.36 (Python part from its sdist,
+the pinned libllama of this build through LLAMA_CPP_LIB_PATH) and the real model:
+
+    python test_llama_scatter.py HEADER MODEL.gguf   (HEADER: include/llama-scatter.h)
+
+Reports like the C harness; exit status 1 on any failure."""
+
+import ctypes
+import importlib.metadata
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import llama_cpp
+import llama_scatter
+from llama_cpp._internals import LlamaSampler
+from llama_scatter import ScatterLlama, ScatterSampler, scatter_params
+
+HEADER, MODEL = sys.argv[1], sys.argv[2]
+PROMPT = "Once upon a time, in a village by the sea,"
+failures = []
+
+
+def check(cond, message):
+    if not cond:
+        failures.append(message)
+        print(f"  FAIL {message}", flush=True)
+
+
+def llama(**kwargs):
+    return ScatterLlama(model_path=MODEL, n_ctx=512, n_threads=2, verbose=False, **kwargs)
+
+
+def version_and_layout():
+    check(llama_scatter.__version__ == importlib.metadata.version("llama-scatter"),
+          f"__version__ {llama_scatter.__version__} is not the package's {importlib.metadata.version('llama-scatter')}")
+    header = open(HEADER).read()
+    major, minor, patch = (re.search(rf"#define LLAMA_SCATTER_VERSION_{p} (\d+)", header).group(1)
+                           for p in ("MAJOR", "MINOR", "PATCH"))
+    check(llama_scatter.__version__ == f"{major}.{minor}.{patch}", "__version__ is not the header's")
+    body = re.search(r"typedef struct llama_scatter_params \{(.*?)\}", header, re.S).group(1)
+    fields = re.findall(r"^\s*(\w+) (\w+);", body, re.M)
+    ctype = {"int32_t": ctypes.c_int32, "uint32_t": ctypes.c_uint32, "float": ctypes.c_float, "bool": ctypes.c_bool}
+    check([(n, ctype[t]) for t, n in fields] == llama_scatter.Params._fields_,
+          f"Params does not have the header's layout: {fields}")
+    for name, macro in [("radius", "MAX_RADIUS"), ("steps", "MAX_STEPS"), ("absorption", "MAX_ABSORPTION"),
+                        ("absorption_last_n", "MAX_ABSORPTION_LAST_N")]:
+        cap = float(re.search(rf"#define LLAMA_SCATTER_{macro} ([\d.]+)", header).group(1))
+        check(llama_scatter.RANGES[name][1] == cap, f"range of {name} is not the header's {macro}")
+    maps = open("/proc/self/maps").read()
+    libllamas = {p for p in re.findall(r"(\S*/libllama\.so[.\d]*)\n", maps)}
+    check(len(libllamas) == 1, f"libllama mapped {len(libllamas)} times: {libllamas}")
+    check("libllama_scatter.so" in maps, "libllama_scatter is not loaded")
+
+
+def parameters_and_bad_values():
+    check(llama_scatter.preset_names() == ["subtle", "creative", "adaptive", "collision", "adaptive-absorb"],
+          f"presets {llama_scatter.preset_names()}")
+    p = scatter_params("creative", k=32, seed=5)
+    check((p.k, p.seed, abs(p.strength - 0.18) < 1e-6) == (32, 5, True), f"creative with k 32: {p}")
+    check(not ScatterSampler().enabled and ScatterSampler("subtle").enabled, "enabled")
+    for fields in [{"strength": 1.5}, {"strength": float("nan")}, {"k": -1}, {"k": 2.5}, {"steps": 9},
+                   {"radius": True}, {"adaptive": 1}, {"collision": "0.5"}, {"absorption_last_n": 65537},
+                   {"seed": -1}]:
+        name = next(iter(fields))
+        try:
+            scatter_params(**fields)
+            check(False, f"{fields} was accepted")
+        except ValueError as e:
+            check(repr(name) in str(e), f"{fields}: the message does not name {name}: {e}")
+    for call, expected in [(lambda: scatter_params("loud"), ValueError), (lambda: scatter_params(strenght=0.2), TypeError)]:
+        try:
+            call()
+            check(False, f"{expected.__name__} not raised")
+        except expected as e:
+            check("loud" in str(e) or "strenght" in str(e), f"message: {e}")
+
+
+def low_level_generate(llm, chain, n=24):
+    llm.reset()
+    llm.eval(llm.tokenize(PROMPT.encode()))
+    out = []
+    for _ in range(n):
+        token = llama_cpp.llama_sampler_sample(chain.sampler, llm.ctx, -1)
+        if token == llm.token_eos():
+            break
+        out.append(token)
+        llm.eval([token])
+    return out
+
+
+def low_level_chain_keeps_greedy_text():
+    llm = llama()
+    plain = LlamaSampler()
+    plain.add_top_k(40)
+    plain.add_greedy()
+    base = low_level_generate(llm, plain)
+    check(len(base) > 0, "no greedy text")
+    for name in llama_scatter.preset_names():
+        chain = LlamaSampler()
+        chain.add_top_k(40)
+        scatter = ScatterSampler(name, seed=3)
+        scatter.add_to(chain)
+        chain.add_greedy()
+        tokens = low_level_generate(llm, chain)
+        check(tokens == base, f"{name}: greedy text changed")
+        stats = scatter.stats()
+        check(stats["n_apply"] == len(tokens) + (len(tokens) < 24) and stats["n_scattered"] > 0,
+              f"{name}: stats {stats} after {len(tokens)} tokens")
+
+
+def completions_with_scatter():
+    llm = llama(scatter="creative", seed=7)
+    kw = dict(max_tokens=32, temperature=1.0, top_k=40, top_p=0.95, min_p=0.05)
+    a = llm.create_completion(PROMPT, seed=7, **kw)["choices"][0]["text"]
+    stats = llm.last_scatter.stats()
+    check(stats["n_apply"] >= 32 and stats["n_scattered"] > 0, f"creative: stats {stats}")
+    b = llm.create_completion(PROMPT, seed=7, **kw)["choices"][0]["text"]
+    c = llm.create_completion(PROMPT, seed=8, **kw)["choices"][0]["text"]
+    check(a == b, "creative: the same seed gave two texts")
+    check(a != c, "creative: seeds 7 and 8 gave the same text")
+    llm.scatter = scatter_params(strength=0.5)
+    strong = llm.create_completion(PROMPT, seed=7, **kw)["choices"][0]["text"]
+    llm.scatter = None
+    plain = llm.create_completion(PROMPT, seed=7, **kw)["choices"][0]["text"]
+    check(llm.last_scatter is None, "scatter None: a scatter sampler was still made")
+    check(strong != plain, "strength 0.5 did not change the text")
+    llm.scatter = scatter_params("creative")
+    greedy = llm.create_completion(PROMPT, temperature=0.0, max_tokens=16)["choices"][0]["text"]
+    llm.scatter = None
+    check(greedy == llm.create_completion(PROMPT, temperature=0.0, max_tokens=16)["choices"][0]["text"],
+          "temperature 0: the text changed")
+
+
+def chat_and_streaming():
+    # llama-cpp-python 0.3.36 does not take Gemma 3's template from the GGUF (it falls back to llama-2).
+    llm = llama(scatter="adaptive", chat_format="gemma")
+    messages = [{"role": "user", "content": "Write one sentence about the sea."}]
+    kw = dict(max_tokens=24, temperature=0.9, seed=11)
+    whole = llm.create_chat_completion(messages, **kw)["choices"][0]["message"]["content"]
+    check(whole and llm.last_scatter.stats()["n_scattered"] > 0, f"chat: {whole!r}, {llm.last_scatter.stats()}")
+    streamed = "".join(chunk["choices"][0]["delta"].get("content", "") or ""
+                       for chunk in llm.create_chat_completion(messages, stream=True, **kw))
+    check(streamed == whole, f"chat streamed {streamed!r} differs from {whole!r}")
+    pieces = list(llm.create_completion(PROMPT, stream=True, max_tokens=16, temperature=0.9, seed=11))
+    check(len(pieces) > 1 and llm.last_scatter.stats()["n_apply"] >= len(pieces) - 1, "completion streaming")
+
+
+def version_guard_refuses_other_releases():
+    with tempfile.TemporaryDirectory() as fake:
+        info = os.path.join(fake, "llama_cpp_python-0.3.35.dist-info")
+        os.mkdir(info)
+        with open(os.path.join(info, "METADATA"), "w") as f:
+            f.write("Metadata-Version: 2.1\nName: llama_cpp_python\nVersion: 0.3.35\n")
+        probe = ("import re, sys\n"
+                 "try:\n    import llama_scatter\nexcept ImportError as e:\n    print('refused:', e)\n"
+                 "print('libllama loaded' if re.search(r'/libllama\\.so', open('/proc/self/maps').read()) else 'nothing loaded')\n")
+        out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120,
+                             env=dict(os.environ, PYTHONPATH=fake)).stdout
+    check("refused:" in out and "0.3.35" in out and "0.3.36" in out, f"no refusal naming both releases: {out!r}")
+    check("nothing loaded" in out, f"libllama was loaded before the refusal: {out!r}")
+
+
+def example_runs():
+    # Run from a copy: beside python/llama_scatter/ it would import the sources, not the wheel.
+    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "example.py")
+    with tempfile.TemporaryDirectory() as work:
+        example = shutil.copy(source, work)
+        proc = subprocess.run([sys.executable, example, MODEL], capture_output=True, text=True, timeout=600)
+    check(proc.returncode == 0 and "ScatterLlama:" in proc.stdout and "low-level chain:" in proc.stdout,
+          f"example.py: exit {proc.returncode}\n{proc.stdout[-1000:]}\n{proc.stderr[-2000:]}")
+
+
+for name, test in [("version and layout agree with the header; one libllama", version_and_layout),
+                   ("parameters, presets and bad values", parameters_and_bad_values),
+                   ("low-level chain: greedy text unchanged by every preset", low_level_chain_keeps_greedy_text),
+                   ("completions: seeds, strength, stats, greedy", completions_with_scatter),
+                   ("chat completion and streaming", chat_and_streaming),
+                   ("the version guard refuses another llama-cpp-python", version_guard_refuses_other_releases),
+                   ("python/example.py runs", example_runs)]:
+    before = len(failures)
+    test()
+    print(f"{'ok  ' if len(failures) == before else 'FAIL'} {name}", flush=True)
+print(f"{len(failures)} failed")
+sys.exit(1 if failures else 0)
