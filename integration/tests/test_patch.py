@@ -8,6 +8,7 @@ usage: test_patch.py LLAMA_CPP_SOURCE_DIR
 import hashlib
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -16,9 +17,10 @@ import tempfile
 from tools import check, run_tests
 
 SOURCE = pathlib.Path(sys.argv[1])
-SCRIPT = pathlib.Path(__file__).resolve().parents[2] / "scripts" / "patch-llama-cpp.sh"
-TOUCHED = ["common/CMakeLists.txt", "common/arg.cpp", "common/common.h", "common/sampling.cpp",
-           "tools/server/server-schema.cpp", "tools/server/server-task.cpp"]
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "scripts" / "patch-llama-cpp.sh"
+# The files of the tree the patch changes (it also creates common/scatter.{h,cpp}), read from it.
+TOUCHED = re.findall(r"^--- a/(\S+)$", (ROOT / "integration" / "llama.cpp" / "scatter.patch").read_text(), re.M)
 
 
 def digest(tree):
