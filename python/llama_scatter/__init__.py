@@ -94,13 +94,6 @@ def scatter_params(preset: Optional[str] = None, **fields: Any) -> Params:
     return params
 
 
-def _as_dict(params: Params) -> Dict[str, Any]:
-    return {name: getattr(params, name) for name, _ in Params._fields_}
-
-
-Params.__repr__ = lambda self: f"Params({', '.join(f'{k}={v!r}' for k, v in _as_dict(self).items())})"
-
-
 class ScatterSampler:
     """One scatter sampler (a llama.cpp ``struct llama_sampler *``), made from a preset and/or
     parameters as ``scatter_params`` takes them, or from a ``Params``.

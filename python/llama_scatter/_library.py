@@ -84,6 +84,9 @@ class Params(ctypes.Structure):
         ("seed", ctypes.c_uint32),
     ]
 
+    def __repr__(self):
+        return f"Params({', '.join(f'{name}={getattr(self, name)!r}' for name, _ in self._fields_)})"
+
 
 class Stats(ctypes.Structure):
     """`struct llama_scatter_stats` of include/llama-scatter.h."""

@@ -152,11 +152,14 @@ impl Scatter {
         self.active.as_ref().and_then(|a| Plan::of(&a.config))
     }
 
-    /// The collision gate of one apply run elsewhere from [`Self::plan`]:
-    /// counts the apply, draws from the same stream as [`Self::apply`]
-    /// (nothing at collision 1) and says whether the gate fires. The
-    /// stats' `scattered` and `strength_sum` stay as they are: what such
-    /// an apply did is not known here. False for the noop sampler.
+    /// The collision gate of one apply: counts the apply, draws from the
+    /// sampler's stream (nothing at collision 1) and says whether the gate
+    /// fires; false for the noop sampler. [`Self::apply`] starts with it,
+    /// and an apply run elsewhere from [`Self::plan`] calls it alone, so
+    /// both see the same decisions. The stats' `scattered` and
+    /// `strength_sum` are left to the scattering: of an apply run
+    /// elsewhere they are not known here.
+    #[inline(always)]
     pub fn draw_gate(&mut self) -> bool {
         let Some(a) = &mut self.active else {
             return false;
@@ -178,16 +181,11 @@ impl Scatter {
     /// stays out of line.
     #[inline(always)]
     pub fn apply(&mut self, candidates: &mut [TokenData]) -> Outcome {
+        if !self.draw_gate() {
+            return Outcome::Untouched;
+        }
         match &mut self.active {
-            Some(a) => {
-                a.stats.applies += 1;
-                if a.gate.fires() {
-                    a.stats.fired += 1;
-                    a.scatter(candidates)
-                } else {
-                    Outcome::Untouched
-                }
-            }
+            Some(a) => a.scatter(candidates),
             None => Outcome::Untouched,
         }
     }

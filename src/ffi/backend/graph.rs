@@ -31,7 +31,6 @@
 
 use super::super::bindings::*;
 use scatter_core::{Plan, EPSILON};
-use std::ffi::CStr;
 use std::ptr;
 
 /// Largest `k` scattered on the backend: the kernel and the order clamp
@@ -158,7 +157,7 @@ pub(super) unsafe fn build(
                 g.gather(ggml_reshape_1d(ctx, data.candidates, n), index)
             };
         }
-        g.name(data.logits, c"scatter_logits");
+        ggml_set_name(data.logits, c"scatter_logits".as_ptr());
         gate
     }
 }
@@ -280,12 +279,6 @@ impl Graph {
                 (None, None) => unreachable!("target is in [0, 1]"),
             };
             ggml_clamp(ctx, s, min as f32, max as f32)
-        }
-    }
-
-    unsafe fn name(self, tensor: *mut ggml_tensor, name: &CStr) {
-        unsafe {
-            ggml_set_name(tensor, name.as_ptr());
         }
     }
 }
