@@ -41,7 +41,7 @@ endforeach()
 
 # The patched tools: llama.cpp's own rules install llama-server and mtmd;
 # the other two tools and the shared libraries the three link go here.
-if(LLAMA_SCATTER_LLAMA_TOOLS)
+if(LLAMA_SCATTER_TOOLS_BUILT)
     install(TARGETS llama-cli llama-completion llama-cli-impl llama-completion-impl llama-server-impl llama-common
         RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}"
         LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}")

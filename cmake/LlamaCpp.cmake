@@ -1,8 +1,8 @@
 # Adds the llama.cpp tree the library is built against, with only what we
 # need: libllama and ggml as shared libraries (the way users' llama.cpp
 # builds ship them). No common/, tools, server, tests or examples of its own,
-# unless LLAMA_SCATTER_LLAMA_TOOLS is on: then a copy of the tree patched
-# with integration/llama.cpp/scatter.patch is built instead, and the target
+# unless LLAMA_SCATTER_LLAMA_TOOLS is on and our hooks fit the tree: then a
+# copy of the tree with integration/llama.cpp/ wired in is built instead, and the target
 # `llama_tools` builds its llama-cli, llama-completion and llama-server
 # linked against our library (common/ links llama_scatter::llama_scatter).
 #
@@ -16,24 +16,30 @@ if(TARGET llama)
     return()
 endif()
 
-# Which llama.cpp: the tree vendored in a llama-cpp-python source
-# distribution (0.3.36, llama.cpp 0c1e570, is the pinned one; the version
-# matrix in README "Compatibility" uses others), or your own checkout.
-set(LLAMA_SCATTER_LLAMA_CPP_PYTHON "0.3.36" CACHE STRING
-    "llama-cpp-python version whose vendored llama.cpp is fetched and used when LLAMA_CPP_SOURCE_DIR is not given")
-if(LLAMA_SCATTER_LLAMA_CPP_PYTHON STREQUAL "0.3.36")
+# Which llama.cpp: a tree of scripts/llama-cpp-trees.tsv, fetched from the source distribution of
+# the registry package that carries it and checked against its sha256 (0.3.36, the vendor/llama.cpp
+# of llama-cpp-python 0.3.36, llama.cpp 0c1e570, is the pinned one; README "Compatibility" lists
+# the others), a PACKAGE==VERSION not listed there, or your own checkout (LLAMA_CPP_SOURCE_DIR).
+set(LLAMA_SCATTER_LLAMA_CPP "0.3.36" CACHE STRING
+    "llama.cpp tree used when LLAMA_CPP_SOURCE_DIR is not given: a name of scripts/llama-cpp-trees.tsv or a PACKAGE==VERSION (fetched), or an absolute path")
+set(LLAMA_SCATTER_PINNED_TREE "0.3.36")
+if(IS_ABSOLUTE "${LLAMA_SCATTER_LLAMA_CPP}")
+    # A path: your own tree (what the matrix presets take as LLAMA_SCATTER_MATRIX=/path).
+    set(_fetched_dir "${LLAMA_SCATTER_LLAMA_CPP}")
+elseif(LLAMA_SCATTER_LLAMA_CPP STREQUAL LLAMA_SCATTER_PINNED_TREE)
     set(_fetched_dir "${PROJECT_SOURCE_DIR}/.deps/llama.cpp")
 else()
-    set(_fetched_dir "${PROJECT_SOURCE_DIR}/.deps/llama.cpp-${LLAMA_SCATTER_LLAMA_CPP_PYTHON}")
+    string(MAKE_C_IDENTIFIER "${LLAMA_SCATTER_LLAMA_CPP}" _tree_dir)
+    set(_fetched_dir "${PROJECT_SOURCE_DIR}/.deps/llama.cpp-${_tree_dir}")
 endif()
 set(LLAMA_CPP_SOURCE_DIR "${_fetched_dir}" CACHE PATH
     "llama.cpp source tree to build against (default: fetched by scripts/fetch-llama-cpp.sh)")
 
 if(NOT EXISTS "${LLAMA_CPP_SOURCE_DIR}/include/llama.h")
-    if(LLAMA_CPP_SOURCE_DIR STREQUAL _fetched_dir)
-        message(STATUS "Fetching llama.cpp of llama-cpp-python ${LLAMA_SCATTER_LLAMA_CPP_PYTHON} into ${LLAMA_CPP_SOURCE_DIR}")
+    if(LLAMA_CPP_SOURCE_DIR STREQUAL _fetched_dir AND NOT IS_ABSOLUTE "${LLAMA_SCATTER_LLAMA_CPP}")
+        message(STATUS "Fetching llama.cpp ${LLAMA_SCATTER_LLAMA_CPP} into ${LLAMA_CPP_SOURCE_DIR}")
         execute_process(
-            COMMAND bash "${PROJECT_SOURCE_DIR}/scripts/fetch-llama-cpp.sh" "${LLAMA_CPP_SOURCE_DIR}" "${LLAMA_SCATTER_LLAMA_CPP_PYTHON}"
+            COMMAND bash "${PROJECT_SOURCE_DIR}/scripts/fetch-llama-cpp.sh" "${LLAMA_CPP_SOURCE_DIR}" "${LLAMA_SCATTER_LLAMA_CPP}"
             RESULT_VARIABLE fetch_result)
         if(NOT fetch_result EQUAL 0)
             message(FATAL_ERROR "scripts/fetch-llama-cpp.sh failed; pass -DLLAMA_CPP_SOURCE_DIR=/path/to/llama.cpp to use your own checkout")
@@ -43,21 +49,48 @@ if(NOT EXISTS "${LLAMA_CPP_SOURCE_DIR}/include/llama.h")
     endif()
 endif()
 
-option(LLAMA_SCATTER_LLAMA_TOOLS "Build llama-cli, llama-completion and llama-server from a patched copy of llama.cpp, with scatter wired in" OFF)
+# The pinned tree: what the Python package needs (llama-cpp-python 0.3.36 binds that libllama).
+set(LLAMA_SCATTER_TREE_IS_PINNED OFF)
+if(EXISTS "${LLAMA_CPP_SOURCE_DIR}/.llama-scatter-source")
+    file(STRINGS "${LLAMA_CPP_SOURCE_DIR}/.llama-scatter-source" _tree_requirement LIMIT_COUNT 1)
+    if(_tree_requirement STREQUAL "llama-cpp-python==0.3.36")
+        set(LLAMA_SCATTER_TREE_IS_PINNED ON)
+    endif()
+endif()
 
-set(BUILD_SHARED_LIBS ON CACHE BOOL "" FORCE)
-set(LLAMA_BUILD_TESTS    OFF CACHE BOOL "" FORCE)
-set(LLAMA_BUILD_EXAMPLES OFF CACHE BOOL "" FORCE)
+option(LLAMA_SCATTER_LLAMA_TOOLS "Build llama-cli, llama-completion and llama-server from a copy of llama.cpp with scatter wired in, where the hooks fit the tree (a warning where they do not)" OFF)
+option(LLAMA_SCATTER_TOOLS_REQUIRED "With LLAMA_SCATTER_LLAMA_TOOLS: a tree the hooks do not fit is a configure error, not a warning" OFF)
+
+# The tools are an option on top of the library, never a condition of it: when the hooks of
+# integration/llama.cpp/hooks.patch do not fit the tree, the library, its header, the C suites
+# and the install package are still built and tested, and only the tools are skipped.
+set(LLAMA_SCATTER_TOOLS_BUILT OFF)
 if(LLAMA_SCATTER_LLAMA_TOOLS)
     set(LLAMA_CPP_PATCHED_DIR "${PROJECT_BINARY_DIR}/llama.cpp-patched")
     execute_process(
         COMMAND bash "${PROJECT_SOURCE_DIR}/scripts/patch-llama-cpp.sh" "${LLAMA_CPP_SOURCE_DIR}" "${LLAMA_CPP_PATCHED_DIR}"
-        RESULT_VARIABLE patch_result)
-    if(NOT patch_result EQUAL 0)
-        message(FATAL_ERROR "integration/llama.cpp/scatter.patch does not apply to ${LLAMA_CPP_SOURCE_DIR}")
+        RESULT_VARIABLE patch_result ERROR_VARIABLE patch_report)
+    string(REGEX REPLACE "^error: " "" patch_report "${patch_report}")
+    file(GLOB_RECURSE _integration_files "${PROJECT_SOURCE_DIR}/integration/llama.cpp/*")
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${_integration_files})
+    if(patch_result EQUAL 0)
+        set(LLAMA_SCATTER_TOOLS_BUILT ON)
+        if(patch_report)
+            message(WARNING "${patch_report}")
+        endif()
+    else()
+        set(_ways_out "The library, its header, the C suites and the install package do not need the tools. Two ways to the tools: build them from the pinned tree (cmake --workflow --preset tools), or rebase integration/llama.cpp/hooks.patch onto this tree (CONTRIBUTING.md, \"The llama.cpp integration\").")
+        if(LLAMA_SCATTER_TOOLS_REQUIRED)
+            message(FATAL_ERROR "${patch_report}${_ways_out}")
+        endif()
+        message(WARNING "${patch_report}The tools (llama-cli, llama-completion, llama-server with scatter) and their tests are skipped. ${_ways_out}")
     endif()
-    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
-        "${PROJECT_SOURCE_DIR}/integration/llama.cpp/scatter.patch")
+endif()
+
+set(BUILD_SHARED_LIBS ON CACHE BOOL "" FORCE)
+set(LLAMA_BUILD_TESTS    OFF CACHE BOOL "" FORCE)
+set(LLAMA_BUILD_EXAMPLES OFF CACHE BOOL "" FORCE)
+if(LLAMA_SCATTER_TOOLS_BUILT)
     set(_llama_tree "${LLAMA_CPP_PATCHED_DIR}")
     # The web UI is not downloaded: the server's API runs without it.
     set(LLAMA_SCATTER_SUPERBUILD ON)
@@ -92,10 +125,11 @@ if(NOT DEFINED LLAMA_BUILD_COMMIT)
     if(NOT _git_result EQUAL 0)
         set(_llama_commit "unknown")
         if(EXISTS "${LLAMA_CPP_SOURCE_DIR}/.llama-scatter-source")
-            file(STRINGS "${LLAMA_CPP_SOURCE_DIR}/.llama-scatter-source" _llama_commit LIMIT_COUNT 1)
+            file(STRINGS "${LLAMA_CPP_SOURCE_DIR}/.llama-scatter-source" _stamp_lines LIMIT_COUNT 2)
+            list(GET _stamp_lines -1 _llama_commit)
         endif()
     endif()
-    if(LLAMA_SCATTER_LLAMA_TOOLS)
+    if(LLAMA_SCATTER_TOOLS_BUILT)
         string(APPEND _llama_commit "+scatter")
     endif()
     set(LLAMA_BUILD_COMMIT "${_llama_commit}")
@@ -149,7 +183,7 @@ endif()
 
 add_subdirectory("${_llama_tree}" llama.cpp)
 
-if(LLAMA_SCATTER_LLAMA_TOOLS)
+if(LLAMA_SCATTER_TOOLS_BUILT)
     # Of llama.cpp's tools only these three, and what they link, are built
     # by default; the others stay available as explicit targets. (Adding the
     # tree EXCLUDE_FROM_ALL would also drop its install rules.)

@@ -1,73 +1,161 @@
 #!/usr/bin/env bash
-# Apply integration/llama.cpp/scatter.patch (scatter in llama.cpp's common/,
-# llama-cli, llama-completion and llama-server) to a llama.cpp tree.
+# Wire scatter into a llama.cpp tree's common/, llama-cli, llama-completion and llama-server:
+# copy our own files (integration/llama.cpp/files/) into the tree and apply the one-line hooks
+# of integration/llama.cpp/hooks.patch to llama.cpp's files.
 #
 #   scripts/patch-llama-cpp.sh TREE           patch TREE in place
 #   scripts/patch-llama-cpp.sh SOURCE DEST    copy SOURCE to DEST, patch DEST
+#   scripts/patch-llama-cpp.sh --check TREE   only report whether the hooks fit TREE
 #
-# In place: a tree that already has the patch is detected and left alone
-# (exit 0, "already applied"); a tree the patch does not apply to cleanly is
-# left untouched and the script fails, so nothing is ever half-applied.
-# Copy mode (what the CMake option LLAMA_SCATTER_LLAMA_TOOLS uses) keeps the
-# user's SOURCE pristine; DEST is made anew whenever SOURCE or the patch
-# changed (for a git checkout: its HEAD), and kept as it is otherwise.
+# Every hunk is tried on its own. When all fit, they are applied; a hunk whose surroundings
+# changed upstream may still fit with one line of context on each side (git apply -C1), and
+# is then applied so, with a warning naming it. When any hunk does not fit even so, the
+# script names each one (file, hunk, the hook line, the context it looked for), changes
+# nothing and exits 1. In place: a tree that already has the hooks is detected ("already
+# applied"; our files are refreshed). Copy mode (what the CMake option
+# LLAMA_SCATTER_LLAMA_TOOLS uses) keeps the user's SOURCE pristine; DEST is made anew whenever
+# SOURCE, the hooks or our files changed (for a git checkout: its HEAD), and kept otherwise.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-patch_file="$here/integration/llama.cpp/scatter.patch"
+integration="$here/integration/llama.cpp"
+hooks="$integration/hooks.patch"
+files="$integration/files"
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
 
 # git apply outside any repository: DEST may sit inside ours (build/), and
 # git would otherwise resolve the patch's paths against our top level.
 git_apply() {
   local tree=$1; shift
-  (cd "$tree" && GIT_CEILING_DIRECTORIES=$(dirname "$tree") GIT_DIR=/nonexistent \
-     git apply "$@" "$patch_file")
+  (cd "$tree" && GIT_CEILING_DIRECTORIES=$(dirname "$tree") GIT_DIR=/nonexistent git apply "$@")
 }
 
-patch_in_place() {
-  local tree
+# split_hunks DIR: one patch file per hunk of hooks.patch in DIR (NNN.patch), each with its
+# file header, and DIR/NNN.name: "FILE, hunk K (@@ … @@)".
+split_hunks() {
+  awk -v dir="$1" '
+    /^diff --git / { header = $0 "\n"; in_header = 1; k = 0; file = substr($3, 3); next }
+    in_header && !/^@@/ { header = header $0 "\n"; next }
+    /^@@/ {
+      in_header = 0; n++; k++
+      out = sprintf("%s/%03d.patch", dir, n)
+      printf "%s", header > out
+      printf "%s, hunk %d (%s)\n", file, k, $0 > sprintf("%s/%03d.name", dir, n)
+    }
+    { print > out }
+  ' "$hooks"
+}
+
+# report TREE DIR: prints, for each hunk in DIR that does not fit TREE even with -C1, its
+# name, its hook lines and the context it looked for; returns 1 if there was any.
+report_misfits() {
+  local tree=$1 dir=$2 failed=0 p
+  for p in "$dir"/*.patch; do
+    git_apply "$tree" --check -C1 "$p" 2>/dev/null && continue
+    failed=1
+    echo "  $(cat "${p%.patch}.name")"
+    grep '^+[^+]' "$p" | sed 's/^+/      hook:    /'
+    grep '^ ' "$p" | sed 's/^ /      context: /'
+  done
+  return $failed
+}
+
+# fuzzy_hunks TREE DIR: names of the hunks that fit only with -C1.
+fuzzy_hunks() {
+  local tree=$1 dir=$2 p
+  for p in "$dir"/*.patch; do
+    git_apply "$tree" --check "$p" 2>/dev/null || echo "  $(cat "${p%.patch}.name")"
+  done
+}
+
+copy_files() {
+  (cd "$files" && find . -type f) | while read -r rel; do
+    mkdir -p "$(dirname "$1/$rel")"
+    cp "$files/$rel" "$1/$rel"
+  done
+}
+
+# patch_tree TREE CHECK_ONLY
+patch_tree() {
+  local tree check_only=$2
   tree=$(cd "$1" && pwd)
   if [ ! -f "$tree/include/llama.h" ]; then
     echo "error: $tree is not a llama.cpp tree (no include/llama.h)" >&2
     return 1
   fi
-  if git_apply "$tree" --reverse --check 2>/dev/null; then
-    echo "scatter patch already applied in $tree"
+  if git_apply "$tree" --reverse --check "$hooks" 2>/dev/null ||
+     git_apply "$tree" --reverse --check -C1 "$hooks" 2>/dev/null; then
+    [ "$check_only" = 1 ] || copy_files "$tree"
+    echo "scatter hooks already applied in $tree"
     return 0
   fi
-  if ! git_apply "$tree" --check; then
-    echo "error: the scatter patch does not apply cleanly to $tree (another llama.cpp version, or local changes); nothing was changed" >&2
+  local work
+  work=$(mktemp -d "$scratch/hunks.XXXXXX")
+  split_hunks "$work"
+  local total
+  total=$(find "$work" -name '*.patch' | wc -l)
+  if ! misfits=$(report_misfits "$tree" "$work"); then
+    {
+      echo "error: the scatter hooks do not fit $tree; these hunks of integration/llama.cpp/hooks.patch"
+      echo "(of $total) found no place, even with one line of context on each side:"
+      echo "$misfits"
+      echo "Nothing was changed."
+    } >&2
     return 1
   fi
-  git_apply "$tree"
-  echo "scatter patch applied to $tree"
+  local context=()
+  fuzzy=$(fuzzy_hunks "$tree" "$work")
+  if [ -n "$fuzzy" ]; then
+    context=(-C1)
+    echo "warning: these hooks fit $tree only with one line of context on each side (check them, or rebase hooks.patch):" >&2
+    echo "$fuzzy" >&2
+  fi
+  if [ "$check_only" = 1 ]; then
+    echo "scatter hooks fit $tree"
+    return 0
+  fi
+  git_apply "$tree" "${context[@]}" "$hooks"
+  copy_files "$tree"
+  echo "scatter hooks applied to $tree"
 }
 
-case $# in
-  1)
-    patch_in_place "$1"
-    ;;
-  2)
-    source=$(cd "$1" && pwd)
-    dest=$2
-    stamp="$dest/.llama-scatter-patched"
-    revision=$(GIT_CEILING_DIRECTORIES=$(dirname "$source") git -C "$source" rev-parse HEAD 2>/dev/null ||
-               cat "$source/.llama-scatter-source" 2>/dev/null || true)
-    want="$(sha256sum "$patch_file" | cut -d' ' -f1) $source $revision"
-    if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
-      echo "patched llama.cpp in $dest is up to date"
-      exit 0
-    fi
-    rm -rf "$dest"
-    mkdir -p "$dest"
-    # Everything the build needs; not the VCS data, model files, docs or
-    # build trees of the user's checkout.
-    tar -C "$source" --exclude=./.git --exclude=./models --exclude=./docs \
-        --exclude=./media --exclude='./build*' -cf - . | tar -C "$dest" -xf -
-    patch_in_place "$dest"
-    echo "$want" > "$stamp"
+case ${1:-} in
+  --check)
+    [ $# -eq 2 ] || { echo "usage: $0 --check TREE" >&2; exit 2; }
+    patch_tree "$2" 1
     ;;
   *)
-    echo "usage: $0 TREE | $0 SOURCE DEST" >&2
-    exit 2
+    case $# in
+      1)
+        patch_tree "$1" 0
+        ;;
+      2)
+        source=$(cd "$1" && pwd)
+        dest=$2
+        stamp="$dest/.llama-scatter-patched"
+        revision=$(GIT_CEILING_DIRECTORIES=$(dirname "$source") git -C "$source" rev-parse HEAD 2>/dev/null ||
+                   cat "$source/.llama-scatter-source" 2>/dev/null || true)
+        ours=$( (cat "$hooks"; cd "$files" && find . -type f | sort | xargs cat) | sha256sum | cut -d' ' -f1)
+        want="$ours $source $revision"
+        if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+          echo "patched llama.cpp in $dest is up to date"
+          exit 0
+        fi
+        # Check before copying, so that a tree the hooks do not fit costs no copy.
+        patch_tree "$source" 1 >/dev/null
+        rm -rf "$dest"
+        mkdir -p "$dest"
+        # Everything the build needs; not the VCS data, model files, docs or
+        # build trees of the user's checkout.
+        tar -C "$source" --exclude=./.git --exclude=./models --exclude=./docs \
+            --exclude=./media --exclude='./build*' -cf - . | tar -C "$dest" -xf -
+        patch_tree "$dest" 0 2>/dev/null
+        echo "$want" > "$stamp"
+        ;;
+      *)
+        echo "usage: $0 TREE | $0 SOURCE DEST | $0 --check TREE" >&2
+        exit 2
+        ;;
+    esac
     ;;
 esac

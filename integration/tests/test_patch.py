@@ -1,6 +1,9 @@
-"""integration/llama.cpp/scatter.patch applies to a pristine copy of the
-llama.cpp tree we build against; applying it twice is detected and changes
-nothing; a tree it does not fit is refused and left untouched (issue 3, 6).
+"""The llama.cpp integration (integration/llama.cpp/: our own files and the one-line hooks of
+hooks.patch) applies to a pristine copy of the llama.cpp tree we build against; applying it
+twice is detected and changes nothing; a hook whose neighbourhood moved still fits with one line
+of context, with a warning naming it; a tree it does not fit is refused, left untouched, and
+every hunk that did not fit is named (issues 3, 6, 25). The hooks change at most 40 lines of
+llama.cpp's files.
 
 usage: test_patch.py LLAMA_CPP_SOURCE_DIR
 """
@@ -19,8 +22,12 @@ from tools import check, run_tests
 SOURCE = pathlib.Path(sys.argv[1])
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "patch-llama-cpp.sh"
-# The files of the tree the patch changes (it also creates common/scatter.{h,cpp}), read from it.
-TOUCHED = re.findall(r"^--- a/(\S+)$", (ROOT / "integration" / "llama.cpp" / "scatter.patch").read_text(), re.M)
+HOOKS = (ROOT / "integration" / "llama.cpp" / "hooks.patch").read_text()
+OURS = ROOT / "integration" / "llama.cpp" / "files"
+# The files of the tree the hooks change, read from the patch.
+TOUCHED = re.findall(r"^--- a/(\S+)$", HOOKS, re.M)
+# The budget of issue 25: what stays in upstream files is hooks.
+MAX_CHANGED_LINES = 40
 
 
 def digest(tree):
@@ -51,7 +58,10 @@ def applies_once_then_detects_itself():
         before = digest(tree)
         first = patch(tree)
         check(first.returncode == 0 and "applied to" in first.stdout, f"first apply failed: {first.stderr}")
-        check((tree / "common" / "scatter.cpp").is_file(), "common/scatter.cpp not created")
+        check(first.stderr == "", f"the hooks needed reduced context on this tree: {first.stderr}")
+        for ours in (p for p in OURS.rglob("*") if p.is_file()):
+            rel = ours.relative_to(OURS)
+            check((tree / rel).read_bytes() == ours.read_bytes(), f"{rel} not copied into the tree")
         check("COMMON_SAMPLER_TYPE_SCATTER" in (tree / "common" / "common.h").read_text(), "common.h not patched")
         patched = digest(tree)
         check(patched != before, "the tree did not change")
@@ -60,20 +70,60 @@ def applies_once_then_detects_itself():
         check(digest(tree) == patched, "applying twice changed the tree")
 
 
+def hooks_stay_within_budget():
+    changed = [line for line in HOOKS.splitlines()
+               if line[:1] in "+-" and not line.startswith(("+++ ", "--- "))]
+    check(len(changed) <= MAX_CHANGED_LINES,
+          f"hooks.patch changes {len(changed)} lines of llama.cpp's files (at most {MAX_CHANGED_LINES})")
+    check(not re.search(r"^new file mode", HOOKS, re.M), "hooks.patch creates a file: our files belong in files/")
+    for line in changed:
+        check(line.startswith("-") or "llama-scatter" in line or line.strip() in ("+});", "+        });", "+    });"),
+              f"a hook line without its llama-scatter mark: {line!r}")
+
+
+def local_change(tree, rel, old, new):
+    path = tree / rel
+    text = path.read_text()
+    check(old in text, f"{rel} has no {old!r}")
+    path.write_text(text.replace(old, new, 1))
+
+
+def a_moved_neighbour_still_fits_with_a_warning():
+    with tempfile.TemporaryDirectory() as tmp:
+        tree = pathlib.Path(tmp) / "llama.cpp"
+        pristine_copy(tree)
+        # a line two away from the hook changes upstream; the lines next to it do not
+        local_change(tree, "common/sampling.cpp", "        case COMMON_SAMPLER_TYPE_TOP_K:       return 'k';",
+                     "        case COMMON_SAMPLER_TYPE_TOP_K:       return 'K';")
+        result = patch(tree)
+        check(result.returncode == 0 and "applied to" in result.stdout, f"not applied: {result.stderr}")
+        check("common/sampling.cpp, hunk" in result.stderr and "one line of context" in result.stderr,
+              f"no warning naming the hunk: {result.stderr}")
+        check("case COMMON_SAMPLER_TYPE_SCATTER:     return 'r';" in (tree / "common" / "sampling.cpp").read_text(),
+              "the hook is not in place")
+        again = patch(tree)
+        check(again.returncode == 0 and "already applied" in again.stdout, f"not detected: {again.stdout}{again.stderr}")
+
+
 def a_tree_it_does_not_fit_is_left_untouched():
     with tempfile.TemporaryDirectory() as tmp:
         tree = pathlib.Path(tmp) / "llama.cpp"
         pristine_copy(tree)
-        # a local change on a line the patch's context needs
-        sampling = tree / "common" / "sampling.cpp"
-        text = sampling.read_text()
-        check('return "adaptive_p";' in text, "sampling.cpp has no adaptive_p name")
-        sampling.write_text(text.replace('return "adaptive_p";', 'return "adaptive-p-local";'))
+        # local changes on the lines next to two hooks
+        local_change(tree, "common/sampling.cpp", "    switch (cnstr) {\n        case COMMON_SAMPLER_TYPE_DRY:         return \"dry\";",
+                     "    switch (cnstr) { // local\n        case COMMON_SAMPLER_TYPE_DRY:         return \"dry\";")
+        local_change(tree, "tools/server/server-context.cpp", "    tparams.sampling = params.sampling;",
+                     "    tparams.sampling = params.sampling; // local")
         before = digest(tree)
         result = patch(tree)
         check(result.returncode != 0, "a conflicting tree was patched")
-        check("does not apply cleanly" in result.stderr, f"no clear message: {result.stderr}")
+        check("do not fit" in result.stderr and "Nothing was changed" in result.stderr, f"no clear message: {result.stderr}")
+        named = re.findall(r"^  (\S+), hunk \d+", result.stderr, re.M)
+        check(named == ["common/sampling.cpp", "tools/server/server-context.cpp"], f"the hunks that did not fit: {named}")
+        check("hook:        server_scatter_props(tparams.sampling);" in result.stderr, f"the hook is not shown: {result.stderr}")
         check(digest(tree) == before, "a refused patch changed the tree")
+        only = patch("--check", tree)
+        check(only.returncode != 0 and only.stderr == result.stderr, "--check reports differently")
 
 
 def copy_mode_keeps_the_source_pristine():
@@ -93,6 +143,8 @@ def copy_mode_keeps_the_source_pristine():
 check(os.path.isfile(SOURCE / "include" / "llama.h"), f"{SOURCE} is not a llama.cpp tree")
 run_tests([
     ("applies to a pristine tree once, then detects itself", applies_once_then_detects_itself),
-    ("a tree it does not fit is refused and left untouched", a_tree_it_does_not_fit_is_left_untouched),
+    ("the hooks change at most 40 lines of llama.cpp, each marked", hooks_stay_within_budget),
+    ("a hook whose neighbourhood moved fits with a warning", a_moved_neighbour_still_fits_with_a_warning),
+    ("a tree it does not fit is refused, left untouched, each misfit named", a_tree_it_does_not_fit_is_left_untouched),
     ("copy mode keeps the source pristine", copy_mode_keeps_the_source_pristine),
 ])

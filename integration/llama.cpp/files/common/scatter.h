@@ -1,0 +1,95 @@
+// Wiring of the scatter sampler (llama-scatter, https://github.com/llama-scatter/llama-scatter)
+// into llama.cpp's common/: flags, sampler lists, chain construction. The sampler itself lives
+// in libllama_scatter, with its parameter struct, defaults and presets; this file only maps
+// flags, preset names and server fields to them.
+//
+// Everything lives here and in scatter.cpp (and tools/server/server-scatter.h for the server):
+// the upstream files get one-line hooks only (integration/llama.cpp/hooks.patch), so that the
+// integration survives llama.cpp's churn.
+#pragma once
+
+#include "llama-scatter.h"
+
+#include <functional>
+#include <string>
+
+class common_json;
+struct common_arg;
+struct common_params;
+struct common_params_sampling;
+struct common_sampler;
+
+// Scatter's part of common_params_sampling (its member `scatter`).
+struct common_scatter_sampling {
+    // The library's own parameter struct and defaults (scatter off). Its seed field is not
+    // used: common_params_sampling::seed seeds scatter, as it seeds xtc and dist.
+    struct llama_scatter_params params = llama_scatter_default_params();
+    // Set by llama-server: the attached chain runs scatter on the backend.
+    bool backend = false;
+};
+
+// Adds the --scatter-* flags through common_params_parser_init's add_opt. The preset comes
+// first, so that its environment variable is applied before those of the single flags,
+// which override it.
+void common_scatter_add_args(const std::function<void(common_arg)> & add_opt, const common_params & params);
+
+// Presets of the scatter SPEC, section 6, as the library defines them. A
+// preset sets every scatter parameter (those it does not name go back to
+// their defaults), so flags given after it override it. Returns false, and
+// changes nothing, for an unknown name.
+bool common_scatter_apply_preset(common_params_sampling & params, const std::string & name);
+
+// "subtle, creative, adaptive, collision, adaptive-absorb"
+std::string common_scatter_preset_names();
+
+// Parse a user-supplied value and check it against [lo, hi]; throws
+// std::invalid_argument with the accepted range otherwise (NaN included).
+float   common_scatter_parse_float(const std::string & value, float lo, float hi);
+int32_t common_scatter_parse_int  (const std::string & value, int32_t lo, int32_t hi);
+
+// The scatter sampler for params.scatter, seeded with params.seed: a no-op
+// named "?scatter" while llama_scatter_params_enabled is false (strength 0
+// with no adaptive mode or absorption that turns it on: the defaults), like
+// a disabled xtc.
+struct llama_sampler * common_scatter_init(const common_params_sampling & params);
+
+// An enabled scatter is always in the chain: when params.scatter is enabled
+// (llama_scatter_params_enabled) and params.samplers has no scatter, inserts
+// it at its place in the default chain, before the first temperature, or
+// last (before the final draw) if there is none. Returns whether it did.
+// Called where a sampler list is final: by common_sampler_init (so a server
+// request's "samplers" too), and after the command line is parsed, through
+// common_scatter_place_in_cli_chain, which also warns.
+bool common_scatter_place(common_params_sampling & params);
+void common_scatter_place_in_cli_chain(common_params_sampling & params);
+
+// Whether the chain of smpl runs scatter on the backend: llama.cpp has set
+// the chain up for backend sampling and scatter took part ("+scatter"; a
+// "-scatter" sent the chain back to the CPU from there on).
+bool common_scatter_on_backend(const struct common_sampler * smpl);
+
+// Whether scatter runs in the chain params describe: enabled, in the list,
+// and no mirostat (which replaces the list).
+bool common_scatter_runs(const common_params_sampling & params);
+
+// Strict reading of llama-server's scatter_* request fields: a value of
+// another JSON type (a bool is not 1), out of [lo, hi] (checked before any
+// narrowing), or with a fraction in an integer field (64.0 is 64) throws
+// std::invalid_argument with the range and the value as sent, shortened.
+float   common_scatter_json_number(const common_json & value, float lo, float hi);
+int32_t common_scatter_json_number(const common_json & value, int32_t lo, int32_t hi);
+bool    common_scatter_json_bool (const common_json & value);
+
+// A request's value for messages: its JSON text, at most 64 characters.
+std::string common_scatter_json_shown(const common_json & value);
+
+// One line for common_params_sampling::print().
+std::string common_scatter_print(const common_params_sampling & params);
+
+// Accepted ranges, shared by the --scatter-* flags and llama-server's
+// scatter_* fields. The library clamps anything else; these reject it.
+#define COMMON_SCATTER_K_MAX INT32_MAX
+#define COMMON_SCATTER_RADIUS_MAX ((float) LLAMA_SCATTER_MAX_RADIUS)
+#define COMMON_SCATTER_STEPS_MAX LLAMA_SCATTER_MAX_STEPS
+#define COMMON_SCATTER_ABSORPTION_MAX ((float) LLAMA_SCATTER_MAX_ABSORPTION)
+#define COMMON_SCATTER_ABSORPTION_LAST_N_MAX LLAMA_SCATTER_MAX_ABSORPTION_LAST_N
