@@ -89,7 +89,7 @@ fn main() {
     }
 
     // llama.h with backend-sampling hooks in llama_sampler_i (2026):
-    // src/ffi/backend.rs.
+    // src/ffi/backend/.
     println!("cargo:rustc-check-cfg=cfg(llama_backend_sampling)");
     if generated.contains("pub backend_init:") {
         println!("cargo:rustc-cfg=llama_backend_sampling");

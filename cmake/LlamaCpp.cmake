@@ -49,15 +49,6 @@ if(NOT EXISTS "${LLAMA_CPP_SOURCE_DIR}/include/llama.h")
     endif()
 endif()
 
-# The pinned tree: what the Python package needs (llama-cpp-python 0.3.36 binds that libllama).
-set(LLAMA_SCATTER_TREE_IS_PINNED OFF)
-if(EXISTS "${LLAMA_CPP_SOURCE_DIR}/.llama-scatter-source")
-    file(STRINGS "${LLAMA_CPP_SOURCE_DIR}/.llama-scatter-source" _tree_requirement LIMIT_COUNT 1)
-    if(_tree_requirement STREQUAL "llama-cpp-python==0.3.36")
-        set(LLAMA_SCATTER_TREE_IS_PINNED ON)
-    endif()
-endif()
-
 option(LLAMA_SCATTER_LLAMA_TOOLS "Build llama-cli, llama-completion and llama-server from a copy of llama.cpp with scatter wired in, where the hooks fit the tree (a warning where they do not)" OFF)
 option(LLAMA_SCATTER_TOOLS_REQUIRED "With LLAMA_SCATTER_LLAMA_TOOLS: a tree the hooks do not fit is a configure error, not a warning" OFF)
 
@@ -115,6 +106,7 @@ set(GGML_BACKEND_DL      OFF CACHE BOOL "" FORCE)
 # source directory. The pinned tree has no .git and the patched copy sits in
 # our build tree, so git would report *our* commit: name the tree we build
 # from instead (its git HEAD, or the version it was fetched from).
+set(LLAMA_SCATTER_TREE_IS_PINNED OFF)
 if(NOT DEFINED LLAMA_BUILD_COMMIT)
     get_filename_component(_llama_parent "${LLAMA_CPP_SOURCE_DIR}" DIRECTORY)
     execute_process(
@@ -128,6 +120,11 @@ if(NOT DEFINED LLAMA_BUILD_COMMIT)
             file(STRINGS "${LLAMA_CPP_SOURCE_DIR}/.llama-scatter-source" _stamp_lines LIMIT_COUNT 2)
             list(GET _stamp_lines -1 _llama_commit)
         endif()
+    endif()
+    # The pinned tree, fetched or a checkout of it: what the Python package needs
+    # (llama-cpp-python 0.3.36 binds that libllama).
+    if(_llama_commit MATCHES "^0c1e570")
+        set(LLAMA_SCATTER_TREE_IS_PINNED ON)
     endif()
     if(LLAMA_SCATTER_TOOLS_BUILT)
         string(APPEND _llama_commit "+scatter")

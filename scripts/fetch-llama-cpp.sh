@@ -23,7 +23,9 @@ else
   exit 2
 fi
 
-if [ -f "$stamp" ] && [ "$(head -n 1 "$stamp")" = "$requirement" ]; then
+# Line 1: the requirement; line 2: the revision, for llama.cpp's build info (cmake/LlamaCpp.cmake).
+want=$(printf '%s\n%s' "$requirement" "${revision:-$name}")
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
   echo "llama.cpp from $requirement already in $dest"
   exit 0
 fi
@@ -54,7 +56,5 @@ mv "$top/$folder" "$dest"
 # A vendored tree's .git is a file pointing into the sdist's own .git/modules, which is not
 # shipped: git commands inside it would fail.
 rm -f "$dest/.git"
-# Line 1: the requirement (what the checks above compare); line 2: the revision, for llama.cpp's
-# build info (cmake/LlamaCpp.cmake).
-printf '%s\n%s\n' "$requirement" "${revision:-$name}" > "$stamp"
+echo "$want" > "$stamp"
 echo "llama.cpp $name ($requirement) unpacked into $dest"

@@ -8,6 +8,7 @@ import ctypes
 import os
 import subprocess
 import sys
+import time
 
 
 class ScatterParams(ctypes.Structure):
@@ -88,9 +89,10 @@ def run_tests(tests):
     """Runs each (name, function) and reports like the C harness."""
     failed = 0
     for name, fn in tests:
+        start = time.monotonic()
         try:
             fn()
-            print(f"ok   {name}", flush=True)
+            print(f"ok   {name} ({time.monotonic() - start:.1f} s)", flush=True)
         except Failure as e:
             failed += 1
             print(f"FAIL {name}: {e}", flush=True)
