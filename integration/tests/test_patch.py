@@ -8,6 +8,7 @@ llama.cpp's files.
 usage: test_patch.py LLAMA_CPP_SOURCE_DIR
 """
 
+import contextlib
 import hashlib
 import os
 import pathlib
@@ -47,14 +48,21 @@ def pristine_copy(dest):
         shutil.copy(SOURCE / rel, dest / rel)
 
 
+@contextlib.contextmanager
+def pristine_tree():
+    """A fresh copy of the parts of SOURCE the hooks touch, in a temporary folder."""
+    with tempfile.TemporaryDirectory() as tmp:
+        tree = pathlib.Path(tmp) / "llama.cpp"
+        pristine_copy(tree)
+        yield tree
+
+
 def patch(*argv):
     return subprocess.run(["bash", str(SCRIPT), *map(str, argv)], capture_output=True, text=True)
 
 
 def applies_once_then_detects_itself():
-    with tempfile.TemporaryDirectory() as tmp:
-        tree = pathlib.Path(tmp) / "llama.cpp"
-        pristine_copy(tree)
+    with pristine_tree() as tree:
         before = digest(tree)
         first = patch(tree)
         check(first.returncode == 0 and "applied to" in first.stdout, f"first apply failed: {first.stderr}")
@@ -89,9 +97,7 @@ def local_change(tree, rel, old, new):
 
 
 def a_moved_neighbour_still_fits_with_a_warning():
-    with tempfile.TemporaryDirectory() as tmp:
-        tree = pathlib.Path(tmp) / "llama.cpp"
-        pristine_copy(tree)
+    with pristine_tree() as tree:
         # a line two away from the hook changes upstream; the lines next to it do not
         local_change(tree, "common/sampling.cpp", "        case COMMON_SAMPLER_TYPE_TOP_K:       return 'k';",
                      "        case COMMON_SAMPLER_TYPE_TOP_K:       return 'K';")
@@ -106,9 +112,7 @@ def a_moved_neighbour_still_fits_with_a_warning():
 
 
 def a_tree_it_does_not_fit_is_left_untouched():
-    with tempfile.TemporaryDirectory() as tmp:
-        tree = pathlib.Path(tmp) / "llama.cpp"
-        pristine_copy(tree)
+    with pristine_tree() as tree:
         # local changes on the lines next to two hooks
         local_change(tree, "common/sampling.cpp", "    switch (cnstr) {\n        case COMMON_SAMPLER_TYPE_DRY:         return \"dry\";",
                      "    switch (cnstr) { // local\n        case COMMON_SAMPLER_TYPE_DRY:         return \"dry\";")
