@@ -31,10 +31,11 @@ fn include_dirs() -> Vec<PathBuf> {
 /// tensors, the device support probe), all in libggml-base.
 const GGML_FUNCTIONS: &[&str] = &[
     "ggml_(add|sub|mul|div|sqr|log|exp|neg|step|sum|scale|scale_bias|clamp|soft_max)",
-    "ggml_(top_k|argsort|argmax|get_rows|set_rows|concat|fill|arange|repeat_4d|diag_mask_inf|mul_mat|cast)",
+    "ggml_(top_k|argsort|argmax|get_rows|set_rows|concat|fill|arange|repeat_4d|tri|mul_mat|cast)",
     "ggml_(new_tensor_1d|reshape_1d|reshape_2d|view_1d|nelements|set_input|set_name)",
     "ggml_(init|free|tensor_overhead|graph_overhead_custom|new_graph_custom|build_forward_expand)",
     "ggml_(graph_n_nodes|graph_node|backend_buft_get_device|backend_dev_supports_op|backend_tensor_set)",
+    "ggml_(op_desc|backend_dev_name)",
 ];
 
 fn main() {
@@ -66,6 +67,8 @@ fn main() {
         // not every tree has every one of them, and none is needed where
         // llama_sampler_i has no backend hooks.
         .allowlist_function(GGML_FUNCTIONS.join("|"))
+        // Where a backend lacks an op: the warning goes where llama.cpp's do.
+        .allowlist_function("llama_log_get")
         .parse_callbacks(Box::new(bindgen::CargoCallbacks::new()))
         .generate()
         .expect("bindgen could not parse llama.h");

@@ -14,7 +14,8 @@
 //!   ranks; each pass is `q ← (K q) / (K f) · f`, which is the
 //!   row-normalised kernel over the first m ranks, the masked ones kept 0;
 //! - the order clamp is a cumulative minimum: `argmax` over each row of a
-//!   K × K grid of `-p` masked above the diagonal;
+//!   K × K grid of `-p` whose entries above the diagonal are moved below
+//!   every other by a 0/1 triangle;
 //! - what SPEC leaves untouched (gate declined, m < 2, a `+inf` logit) is
 //!   selected with `get_rows` on the gate's 0/1, never by arithmetic that
 //!   could turn `-inf` into NaN;
@@ -31,6 +32,7 @@
 
 use super::super::bindings::*;
 use scatter_core::{Plan, EPSILON};
+use std::ffi::{CStr, CString};
 use std::ptr;
 
 /// Largest `k` scattered on the backend: the kernel and the order clamp
@@ -111,9 +113,24 @@ pub(super) unsafe fn build(
             }
         };
 
-        // The exact order clamp (a cumulative minimum), then the sum to 1.
+        // The exact order clamp (a cumulative minimum), then the sum to 1. Row i of
+        // the K × K grid of −blended takes its largest value among columns ≤ i; the
+        // columns past i are moved to −2, below every −blended ∈ [−1, 0], by a 0/1
+        // triangle (`ggml_tri`: Metal has no `DIAG_MASK_INF`). Only finite values
+        // take part, so fast math cannot change it, and the kept entries stay exact
+        // (× 1, + 0).
         let grid = ggml_repeat_4d(ctx, ggml_neg(ctx, blended), k, k, 1, 1);
-        let running_min = ggml_argmax(ctx, ggml_diag_mask_inf(ctx, grid, 0));
+        let kept = ggml_tri(
+            ctx,
+            ggml_scale_bias(ctx, grid, 0.0, 1.0),
+            ggml_tri_type_GGML_TRI_TYPE_LOWER_DIAG,
+        );
+        let masked = ggml_add(
+            ctx,
+            ggml_mul(ctx, grid, kept),
+            ggml_scale_bias(ctx, kept, 2.0, -2.0),
+        );
+        let running_min = ggml_argmax(ctx, masked);
         let clamped = g.gather(blended, running_min);
         let settled = ggml_div(ctx, clamped, ggml_sum(ctx, clamped));
 
@@ -164,16 +181,44 @@ pub(super) unsafe fn build(
 
 /// Whether the device behind `buft` runs every operation of the graph
 /// (the CPU always does), probed on a graph built for a full vocabulary.
+/// When it does not, says which op it lacks, as llama.cpp's own probe does
+/// for its samplers, through llama.cpp's log callback.
 ///
 /// SAFETY: `buft` is a live buffer type.
 pub(super) unsafe fn supported(plan: &Plan, buft: ggml_backend_buffer_type_t) -> bool {
-    const MAX_NODES: usize = 1024;
-    const PROBE_VOCABULARY: i64 = 128 * 1024;
     unsafe {
         let device = ggml_backend_buft_get_device(buft);
         if device.is_null() {
             return true;
         }
+        let lacking = probe(plan, |nodes| {
+            nodes
+                .into_iter()
+                .find(|&node| !ggml_backend_dev_supports_op(device, node))
+                .map(|node| op_name(node))
+        });
+        match lacking {
+            Some(None) => true,
+            Some(Some(op)) => {
+                let device = CStr::from_ptr(ggml_backend_dev_name(device)).to_string_lossy();
+                warn(&format!(
+                    "llama_sampler_scatter_backend_init: device '{device}' does not have support for op {op} \
+                     needed for sampler 'scatter'; it runs on the CPU\n"
+                ));
+                false
+            }
+            None => false,
+        }
+    }
+}
+
+/// Calls `f` with the nodes of one apply's graph, built for a vocabulary of
+/// 128 Ki logits in a context that allocates no tensor data; `None` when no
+/// context could be made.
+unsafe fn probe<T>(plan: &Plan, f: impl FnOnce(Vec<*mut ggml_tensor>) -> T) -> Option<T> {
+    const MAX_NODES: usize = 1024;
+    const PROBE_VOCABULARY: i64 = 128 * 1024;
+    unsafe {
         let ctx = ggml_init(ggml_init_params {
             mem_size: MAX_NODES * ggml_tensor_overhead()
                 + ggml_graph_overhead_custom(MAX_NODES, false),
@@ -181,7 +226,7 @@ pub(super) unsafe fn supported(plan: &Plan, buft: ggml_backend_buffer_type_t) ->
             no_alloc: true,
         });
         if ctx.is_null() {
-            return false;
+            return None;
         }
         let graph = ggml_new_graph_custom(ctx, MAX_NODES, false);
         let mut data = llama_sampler_data {
@@ -193,10 +238,44 @@ pub(super) unsafe fn supported(plan: &Plan, buft: ggml_backend_buffer_type_t) ->
         build(ctx, &mut data, plan);
         ggml_build_forward_expand(graph, data.logits);
         ggml_build_forward_expand(graph, data.candidates);
-        let all = (0..ggml_graph_n_nodes(graph))
-            .all(|i| ggml_backend_dev_supports_op(device, ggml_graph_node(graph, i)));
+        let nodes = (0..ggml_graph_n_nodes(graph))
+            .map(|i| ggml_graph_node(graph, i))
+            .collect();
+        let result = f(nodes);
         ggml_free(ctx);
-        all
+        Some(result)
+    }
+}
+
+/// A node's op as llama.cpp names it in its own probe's warning (a unary op
+/// by its own name).
+///
+/// SAFETY: `node` is a live tensor.
+unsafe fn op_name(node: *mut ggml_tensor) -> String {
+    unsafe { CStr::from_ptr(ggml_op_desc(node)) }
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// A warning through llama.cpp's log callback (`llama_log_set`), where the
+/// user of the library looks for llama.cpp's own.
+fn warn(message: &str) {
+    let Ok(message) = CString::new(message) else {
+        return;
+    };
+    let mut callback: ggml_log_callback = None;
+    let mut user_data = ptr::null_mut();
+    // SAFETY: llama_log_get writes the two out-parameters; the callback is
+    // llama.cpp's or the user's, called as llama.cpp calls it.
+    unsafe {
+        llama_log_get(&mut callback, &mut user_data);
+        if let Some(callback) = callback {
+            callback(
+                ggml_log_level_GGML_LOG_LEVEL_WARN,
+                message.as_ptr(),
+                user_data,
+            );
+        }
     }
 }
 
@@ -279,6 +358,63 @@ impl Graph {
                 (None, None) => unreachable!("target is in [0, 1]"),
             };
             ggml_clamp(ctx, s, min as f32, max as f32)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use scatter_core::{params::PRESETS, Params, Scatter};
+    use std::collections::BTreeSet;
+
+    /// The committed table of which backend runs which op, with the
+    /// `supports_op` line each entry was read from.
+    const TABLE: &str = include_str!("ops.md");
+
+    /// The backends of the table's columns whose cell for `op` says `yes`.
+    fn runs_on(op: &str) -> Option<Vec<bool>> {
+        TABLE.lines().find_map(|line| {
+            let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+            (cells.len() == 6 && cells[1] == op)
+                .then(|| cells[2..5].iter().map(|c| c.starts_with("yes ")).collect())
+        })
+    }
+
+    #[test]
+    fn every_op_of_the_graph_runs_on_cuda_vulkan_and_metal() {
+        let mut plans: Vec<Plan> = PRESETS
+            .iter()
+            .filter_map(|preset| Scatter::new(&preset.params).plan())
+            .collect();
+        // The largest medium the backend takes, and several passes.
+        let wide = Params {
+            k: MAX_MEDIUM as i32,
+            steps: 3,
+            ..Params::preset("creative").unwrap()
+        };
+        plans.extend(Scatter::new(&wide).plan());
+        assert!(
+            plans.len() >= 5,
+            "the presets without absorption plan a graph"
+        );
+        let mut ops = BTreeSet::new();
+        for plan in &plans {
+            let names = unsafe {
+                probe(plan, |nodes| {
+                    nodes.into_iter().map(|n| op_name(n)).collect::<Vec<_>>()
+                })
+            };
+            ops.extend(names.expect("a probe context"));
+        }
+        assert!(ops.contains("TRI") && ops.contains("TOP_K"), "ops: {ops:?}");
+        for op in &ops {
+            let support = runs_on(op).unwrap_or_else(|| panic!("op {op} is not in ops.md"));
+            assert_eq!(
+                support,
+                [true, true, true],
+                "op {op}: not run by every backend of ops.md"
+            );
         }
     }
 }

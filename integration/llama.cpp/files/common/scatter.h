@@ -19,6 +19,10 @@ struct common_params;
 struct common_params_sampling;
 struct common_sampler;
 
+// The hooks also add COMMON_SAMPLER_TYPE_SCATTER to common_sampler_type: as its first line, since
+// the start of the enum does not move while upstream appends samplers at its end, and with the
+// value 100, far from the value of upstream's next sampler.
+
 // Scatter's part of common_params_sampling (its member `scatter`).
 struct common_scatter_sampling {
     // The library's own parameter struct and defaults (scatter off). Its seed field is not
