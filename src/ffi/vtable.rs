@@ -36,8 +36,9 @@ static SCATTER_I: llama_sampler_i = llama_sampler_i {
     free: Some(free),
     #[cfg(llama_backend_sampling)]
     backend_init: Some(super::backend::init),
-    #[cfg(llama_backend_sampling)]
-    backend_accept: Some(super::backend::accept),
+    // No backend_accept, as for llama.cpp's own samplers: the history that
+    // absorption needs is kept by the CPU `accept`, which llama.cpp calls for
+    // every token either way (the zeroed rest below leaves it NULL).
     #[cfg(llama_backend_sampling)]
     backend_apply: Some(super::backend::apply),
     #[cfg(llama_backend_sampling)]

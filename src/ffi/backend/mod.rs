@@ -72,16 +72,6 @@ pub(crate) unsafe extern "C" fn init(
     })
 }
 
-/// Nothing to do: the history absorption would need is kept by the CPU
-/// `accept`, which llama.cpp calls for every token either way.
-pub(crate) unsafe extern "C" fn accept(
-    _smpl: *mut llama_sampler,
-    _ctx: *mut ggml_context,
-    _gf: *mut ggml_cgraph,
-    _selected_token: *mut ggml_tensor,
-) {
-}
-
 /// Appends one apply to the graph, for a sampler whose `init` answered
 /// true; a disabled one adds nothing.
 pub(crate) unsafe extern "C" fn apply(
