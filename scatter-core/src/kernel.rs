@@ -17,21 +17,9 @@ pub(crate) struct RankKernel {
     weights: Vec<f64>,
     /// `cumulative[d]` = Σ K over distances 0..=d: row sums in O(1).
     cumulative: Vec<f64>,
-    /// The kernel as a Toeplitz band for media of up to
-    /// [`MAX_STACK_MEDIUM`] (S below): `toeplitz[S + t]` = K at rank
-    /// distance |t| for t in −S..S + [`VECTOR_LANES`], zero past the reach,
-    /// so that the weights of rank j on the [`VECTOR_LANES`] outputs from
-    /// rank i are the contiguous `toeplitz[S + i − j..][..VECTOR_LANES]`: one
-    /// vector load, no shuffle.
-    /// Inline, so that the capped and short paths read no other buffer.
-    toeplitz: [f64; 2 * MAX_STACK_MEDIUM + VECTOR_LANES],
-    /// `from_start[i]` = Σ K over distances 0..=min(i, reach): the part of
-    /// row i's sum on the ranks before it, the centre included.
-    from_start: [f64; MAX_STACK_MEDIUM],
-    /// `from_start` reversed, then +∞: row i of a medium of m sums to
-    /// `from_start[i] + from_end[MAX_STACK_MEDIUM − m + i] − 1`, the same three terms
-    /// as [`Self::row_sum`], and lanes past the medium divide by +∞ to 0.
-    from_end: [f64; 2 * MAX_STACK_MEDIUM],
+    /// K at rank distances 0..[`MAX_SHORT_MEDIUM`], zero past the reach:
+    /// inline, so that the short path reads no other buffer.
+    near: [f64; MAX_SHORT_MEDIUM],
 }
 
 impl RankKernel {
@@ -48,28 +36,12 @@ impl RankKernel {
                 Some(*acc)
             })
             .collect();
-        let weight = |d: usize| weights.get(d).copied().unwrap_or(0.0);
-        let toeplitz = std::array::from_fn(|t| weight(t.abs_diff(MAX_STACK_MEDIUM)));
-        let from_start: [f64; MAX_STACK_MEDIUM] =
-            std::array::from_fn(|i| cumulative[i.min(cumulative.len() - 1)]);
-        let from_end = std::array::from_fn(|t| {
-            from_start
-                .get(MAX_STACK_MEDIUM.wrapping_sub(t + 1))
-                .copied()
-                .unwrap_or(f64::INFINITY)
-        });
+        let near = std::array::from_fn(|d| weights.get(d).copied().unwrap_or(0.0));
         Self {
             weights,
             cumulative,
-            toeplitz,
-            from_start,
-            from_end,
+            near,
         }
-    }
-
-    /// The largest rank distance with a weight: `9.12·radius`, rounded down.
-    pub(crate) fn reach(&self) -> usize {
-        self.weights.len() - 1
     }
 
     /// `q = (D⁻¹K)^steps p`: `steps` passes of
@@ -106,28 +78,24 @@ impl RankKernel {
         self.cumulative[i.min(reach)] + self.cumulative[(m - 1 - i).min(reach)] - 1.0
     }
 
-    /// [`Self::smooth`] for a medium of 2 to `N` ranks held in `N` lanes
-    /// (`p.len() == N`; `N` is [`MAX_SHORT_MEDIUM`], generic only so that the caller,
-    /// generic over its lane count, can use it), zeros past its end:
-    /// each pass is the whole N × N kernel at once, and the row sums are the
-    /// same product applied to the medium's indicator, so there are no
-    /// padding buffers, no loops over blocks and no table lookups. This is
-    /// the code that runs after `top_p`/`min_p` (about 3 survivors on average
-    /// in the end-to-end benchmark), right after a model evaluation has
-    /// evicted the caches, where every code line is a miss.
-    #[inline(always)]
-    pub(crate) fn smooth_one_vector<const N: usize>(
+    /// [`Self::smooth`] for a medium of 2 to [`MAX_SHORT_MEDIUM`] ranks held
+    /// in that many lanes, zeros past its end: each pass is the whole
+    /// 8 × 8 kernel at once, and the row sums are the same product applied
+    /// to the medium's indicator, so there are no padding buffers, no loops
+    /// over blocks and no table lookups. This is the code that runs after
+    /// `top_p`/`min_p`, right after a model evaluation has evicted the
+    /// caches, where every code line is a miss.
+    pub(crate) fn smooth_short(
         &self,
-        p: &[f64],
+        p: &[f64; MAX_SHORT_MEDIUM],
         m: usize,
         steps: u32,
-    ) -> [f64; N] {
-        let indicator: [f64; N] = std::array::from_fn(|j| if j < m { 1.0 } else { 0.0 });
-        let rows = self.product_one_vector(&indicator);
-        let mut q = [0.0; N];
-        q.copy_from_slice(p);
+    ) -> [f64; MAX_SHORT_MEDIUM] {
+        let indicator = std::array::from_fn(|j| if j < m { 1.0 } else { 0.0 });
+        let rows = self.product_short(&indicator);
+        let mut q = *p;
         for _ in 0..steps {
-            let y = self.product_one_vector(&q);
+            let y = self.product_short(&q);
             // Past the medium a row may sum to 0; its output stays 0.
             for (i, (q, (y, row))) in q.iter_mut().zip(y.iter().zip(rows)).enumerate() {
                 *q = if i < m { y / row } else { 0.0 };
@@ -136,106 +104,18 @@ impl RankKernel {
         q
     }
 
-    /// `K·x` on `N` lanes: column j of the N × N kernel is the weights
-    /// shifted by j, so each term is a broadcast times a permutation of
-    /// the centre of the Toeplitz band (constant indices: the permutations
+    /// `K·x` on [`MAX_SHORT_MEDIUM`] lanes: column j of the kernel is the
+    /// weights shifted by j, so each term is a broadcast times a
+    /// permutation of [`Self::near`] (constant indices: the permutations
     /// are known when this is compiled).
-    #[inline(always)]
-    fn product_one_vector<const N: usize>(&self, x: &[f64; N]) -> [f64; N] {
-        let mut y = [0.0; N];
+    fn product_short(&self, x: &[f64; MAX_SHORT_MEDIUM]) -> [f64; MAX_SHORT_MEDIUM] {
+        let mut y = [0.0; MAX_SHORT_MEDIUM];
         for (j, &xj) in x.iter().enumerate() {
             for (i, yi) in y.iter_mut().enumerate() {
-                *yi += self.toeplitz[MAX_STACK_MEDIUM + i.abs_diff(j)] * xj;
+                *yi += self.near[i.abs_diff(j)] * xj;
             }
         }
         y
-    }
-
-    /// [`Self::smooth`] for a medium of m ≤ [`MAX_STACK_MEDIUM`] ranks held in a
-    /// zero-padded array of `N` lanes. For media past [`MAX_SHORT_MEDIUM`], the usual
-    /// size after `top_k` alone: each pass is a Toeplitz product (see
-    /// [`Self::band`]) on the medium's ⌈m/8⌉ vectors, in one or two groups
-    /// whose sums stay in registers.
-    pub(crate) fn smooth_toeplitz<const N: usize>(
-        &self,
-        p: &[f64; N],
-        m: usize,
-        steps: u32,
-        q: &mut [f64; N],
-    ) {
-        // One copy per number of vectors; at most four sums per group,
-        // because LLVM keeps no more in registers.
-        match m.div_ceil(VECTOR_LANES) {
-            2 => self.passes::<2, 0, N>(p, m, steps, q),
-            3 => self.passes::<3, 0, N>(p, m, steps, q),
-            4 => self.passes::<4, 0, N>(p, m, steps, q),
-            5 => self.passes::<3, 2, N>(p, m, steps, q),
-            6 => self.passes::<3, 3, N>(p, m, steps, q),
-            7 => self.passes::<4, 3, N>(p, m, steps, q),
-            _ => self.passes::<4, 4, N>(p, m, steps, q),
-        }
-    }
-
-    /// `steps` passes into `q`, the outputs in a group of `A` vectors of
-    /// [`VECTOR_LANES`] lanes and one of `B` after it (m ≤ (A + B)·VECTOR_LANES). The
-    /// first pass reads `p`, later ones `q`: no copy of the medium.
-    fn passes<const A: usize, const B: usize, const N: usize>(
-        &self,
-        p: &[f64; N],
-        m: usize,
-        steps: u32,
-        q: &mut [f64; N],
-    ) {
-        let ends = &self.from_end[MAX_STACK_MEDIUM - m..][..N];
-        let rows: [f64; N] = std::array::from_fn(|i| self.from_start[i] + ends[i] - 1.0);
-        for step in 0..steps {
-            let mut sums = [0.0; N];
-            let x = if step == 0 { p } else { &*q };
-            self.band::<A, N>(x, m, 0, &mut sums);
-            self.band::<B, N>(x, m, A * VECTOR_LANES, &mut sums);
-            for ((q, sum), row) in q.iter_mut().zip(sums).zip(rows) {
-                *q = sum / row;
-            }
-        }
-    }
-
-    /// `K·x` into `out[first..first + 8V]`, over the ranks of `x` within
-    /// the reach of those outputs: rank j adds its value times
-    /// `toeplitz[MAX_STACK_MEDIUM + i − j..][..8]` to the vector of outputs from i. One
-    /// load per multiply-add, where the paired neighbours of [`Self::pass`]
-    /// need two (BENCHMARKS.md); the band's zeros inside a vector are
-    /// multiplied too.
-    #[inline(always)]
-    fn band<const V: usize, const N: usize>(
-        &self,
-        x: &[f64; N],
-        m: usize,
-        first: usize,
-        out: &mut [f64; N],
-    ) {
-        if V == 0 {
-            // The empty second group: no pass over the ranks at all.
-            return;
-        }
-        let lo = first.saturating_sub(self.reach());
-        let hi = m.min(first + V * VECTOR_LANES + self.reach());
-        let mut sums = [[0.0; VECTOR_LANES]; V];
-        // Index loops: the same loops over iterators (enumerate, skip, zip)
-        // ran 20–40 ns slower per apply on media of 12 to 64.
-        #[allow(clippy::needless_range_loop)]
-        for j in lo..hi {
-            let xj = x[j];
-            for b in 0..V {
-                let weights = &self.toeplitz[MAX_STACK_MEDIUM + first + VECTOR_LANES * b - j..]
-                    [..VECTOR_LANES];
-                for l in 0..VECTOR_LANES {
-                    sums[b][l] += weights[l] * xj;
-                }
-            }
-        }
-        for (out, sum) in out[first..].chunks_exact_mut(VECTOR_LANES).zip(sums) {
-            out.copy_from_slice(&sum);
-        }
     }
 
     /// One pass from `src` (the distribution at offset `reach`, zero
@@ -283,10 +163,6 @@ impl RankKernel {
 /// The longest medium of the short path: one vector of [`VECTOR_LANES`].
 pub(crate) const MAX_SHORT_MEDIUM: usize = VECTOR_LANES;
 
-/// The longest medium scattered on the stack ([`RankKernel::smooth_toeplitz`]):
-/// the `k` of every SPEC §6 preset.
-pub(crate) const MAX_STACK_MEDIUM: usize = 64;
-
 /// Outputs computed together by [`RankKernel::smooth`]: two AVX-512
 /// vectors of f64, or four AVX2 ones.
 pub(crate) const PASS_BLOCK: usize = 16;
@@ -299,16 +175,6 @@ pub(crate) const PASS_BLOCK: usize = 16;
 pub(crate) struct Smoothing {
     padded: Vec<f64>,
     q: Vec<f64>,
-}
-
-impl Smoothing {
-    /// The result buffer, sized for a medium of `m`, for a smoothing
-    /// computed elsewhere (the dense n-step operator of [`crate::diffusion`]).
-    pub(crate) fn result(&mut self, m: usize) -> &mut [f64] {
-        self.q.clear();
-        self.q.resize(m, 0.0);
-        &mut self.q
-    }
 }
 
 #[cfg(test)]
@@ -349,49 +215,31 @@ mod tests {
         }
     }
 
-    /// The fixed-length forms ([`VECTOR_LANES`] lanes, and up to [`MAX_STACK_MEDIUM`] for the
-    /// Toeplitz product) against the banded passes: every medium size, a
-    /// reach of 0, 2, 4, 22 and 145 ranks (inside and beyond a vector, and
-    /// beyond the medium), one and several steps; zeros past the medium.
+    /// The short form against the banded passes: every medium size of the
+    /// short path, a reach of 0, 2, 4, 22 and 145 ranks (inside and beyond
+    /// a vector, and beyond the medium), one and several steps; zeros past
+    /// the medium.
     #[test]
-    #[cfg_attr(
-        miri,
-        ignore = "every size to 64 with three step counts: slow under Miri"
-    )]
-    fn the_fixed_forms_equal_the_passes() {
-        fn check<const N: usize>(short: &[f64; N], passes: &[f64], steps: u32, what: &str) {
-            let m = passes.len();
-            // Values up to 1; a few ulps of rounding per pass.
-            let tolerance = 4.0 * f64::from(steps) * f64::EPSILON;
-            for (a, b) in short[..m].iter().zip(passes) {
-                assert!((a - b).abs() <= tolerance, "{what}: {a} vs {b}");
-            }
-            assert!(short[m..].iter().all(|&x| x == 0.0), "{what}");
-        }
+    fn the_short_form_equals_the_passes() {
         let mut scratch = Smoothing::default();
         for radius in [0.1, 0.3, 0.5, 2.5, 16.0] {
             let kernel = RankKernel::new(radius);
-            for m in 2..=MAX_STACK_MEDIUM {
+            for m in 2..=MAX_SHORT_MEDIUM {
                 for steps in [1, 2, 8] {
                     let p: Vec<f64> = (0..m).map(|i| 1.0 / (1.0 + i as f64)).collect();
-                    let passes = kernel.smooth(&p, steps, &mut scratch).to_vec();
-                    let what = format!("radius {radius} m {m} steps {steps}");
-                    let mut capped = [0.0; MAX_STACK_MEDIUM];
-                    capped[..m].copy_from_slice(&p);
-                    // Garbage in the output: every lane must be written.
-                    let mut q = [f64::NAN; MAX_STACK_MEDIUM];
-                    kernel.smooth_toeplitz(&capped, m, steps, &mut q);
-                    check(&q, &passes, steps, &what);
-                    if m <= MAX_SHORT_MEDIUM {
-                        let mut short = [0.0; MAX_SHORT_MEDIUM];
-                        short[..m].copy_from_slice(&p);
-                        check(
-                            &kernel.smooth_one_vector::<MAX_SHORT_MEDIUM>(&short, m, steps),
-                            &passes,
-                            steps,
-                            &what,
+                    let passes = kernel.smooth(&p, steps, &mut scratch);
+                    let mut lanes = [0.0; MAX_SHORT_MEDIUM];
+                    lanes[..m].copy_from_slice(&p);
+                    let short = kernel.smooth_short(&lanes, m, steps);
+                    // Values up to 1; a few ulps of rounding per pass.
+                    let tolerance = 4.0 * f64::from(steps) * f64::EPSILON;
+                    for (a, b) in short[..m].iter().zip(passes) {
+                        assert!(
+                            (a - b).abs() <= tolerance,
+                            "radius {radius} m {m} steps {steps}: {a} vs {b}"
                         );
                     }
+                    assert!(short[m..].iter().all(|&x| x == 0.0));
                 }
             }
         }

@@ -36,7 +36,6 @@
 #![warn(missing_docs)]
 
 mod candidate;
-mod diffusion;
 mod expln;
 mod gate;
 mod history;

@@ -1,24 +1,26 @@
 //! SPEC §4.3–4.5 written the plain way: copy, sort, dense kernel, one
-//! formula per step, the standard library's `exp` and `ln`. Nothing here is
-//! fast; it is what the fast paths of [`crate::sampler`] must agree with.
+//! formula per step, the standard library's `exp` and `ln`, and its own
+//! entropy and adaptive curve (none of the sampler's code but the §4.1
+//! clamps of [`Params`]). Nothing here is fast; it is what the paths of
+//! [`crate::sampler`] must agree with.
 //!
 //! With the cargo feature `check-reference` (on in this crate's tests and in
 //! the fuzz targets) every apply of an active sampler on a medium of up to
-//! [`MAX_CHECKED_MEDIUM`] candidates (every fast path) is recomputed here and compared with what
-//! the sampler wrote: the same tokens, each probability within
-//! [`TOLERANCE`]. The buffers are kept per thread and reused, so a checked
-//! apply allocates nothing once it has seen its sizes (`tests/no_alloc.rs`
-//! holds with the check on).
+//! [`MAX_CHECKED_MEDIUM`] candidates is recomputed here and compared with
+//! what the sampler wrote: the same tokens, each probability within
+//! [`TOLERANCE`], each logit `ln(max(p, ε))` of it, in non-increasing
+//! order. The buffers are kept per thread and reused, so a checked apply
+//! allocates nothing once it has seen its sizes (`tests/no_alloc.rs` holds
+//! with the check on).
 
-use crate::params::{Config, Params};
-use crate::strength::adaptive_strength;
+use crate::params::{Adaptive, Config, Params};
 use crate::TokenData;
 
 /// Largest medium the check recomputes (the dense kernel costs m² per
-/// pass): every fast path — the stack paths and the dense n-step operators
-/// — serves media of at most 64. Larger media take the general path alone,
-/// which the tests compare with this reference directly.
-pub const MAX_CHECKED_MEDIUM: usize = 64;
+/// pass): the short path, and the general path on media up to the `k` of
+/// every SPEC §6 preset. Larger media take the general path, which the
+/// tests compare with this reference directly.
+pub const MAX_CHECKED_MEDIUM: usize = 8 * crate::kernel::MAX_SHORT_MEDIUM;
 
 /// How far a written probability (f32) may be from the reference (f64).
 pub const TOLERANCE: f64 = 1e-6;
@@ -121,7 +123,7 @@ pub(crate) fn compute(
                     .map(|x| x * x.ln())
                     .sum::<f64>()
                     / (m as f64).ln();
-            adaptive_strength(h.clamp(0.0, 1.0), config.strength, curve)
+            on_the_curve(h.clamp(0.0, 1.0), config.strength, curve)
         }
         None => config.strength,
     };
@@ -182,6 +184,24 @@ pub(crate) fn compute(
     true
 }
 
+/// SPEC §4.4's line through (0, max), (target, strength), (1, min) at `h`,
+/// as the interpolation between the two points around `h`, clamped to
+/// [min, max].
+fn on_the_curve(h: f64, strength: f64, curve: &Adaptive) -> f64 {
+    let (t, line) = (
+        curve.target,
+        |(x0, y0): (f64, f64), (x1, y1): (f64, f64)| y0 + (y1 - y0) * (h - x0) / (x1 - x0),
+    );
+    let s = if h == t {
+        strength
+    } else if h < t {
+        line((0.0, curve.max), (t, strength))
+    } else {
+        line((t, strength), (1.0, curve.min))
+    };
+    s.clamp(curve.min, curve.max)
+}
+
 #[cfg(feature = "check-reference")]
 pub(crate) use check::Check;
 
@@ -190,6 +210,7 @@ mod check {
     use super::{compute, Buffers, MAX_CHECKED_MEDIUM, TOLERANCE};
     use crate::history::History;
     use crate::params::Config;
+    use crate::sampler::EPSILON;
     use crate::{Outcome, TokenData};
     use std::cell::RefCell;
 
@@ -197,7 +218,7 @@ mod check {
     struct State {
         buffers: Buffers,
         expected: Vec<(i32, f64)>,
-        written: Vec<(i32, f64)>,
+        written: Vec<(i32, f64, f64)>,
     }
 
     thread_local! {
@@ -231,8 +252,10 @@ mod check {
         }
 
         /// Panics unless `outcome` and `candidates` are what the reference
-        /// computed: the same tokens (as a multiset, since a fast path may
-        /// order exact ties differently), each p within [`TOLERANCE`].
+        /// computed: the same tokens (as a multiset, since a path may order
+        /// exact ties differently), each p within [`TOLERANCE`], each logit
+        /// `ln(max(p, ε))` (its `exp` within [`TOLERANCE`] of `max(p, ε)`),
+        /// the logits non-increasing as written.
         pub(crate) fn after(self, candidates: &[TokenData], outcome: Outcome) {
             let Some(rewritten) = self.rewritten else {
                 return;
@@ -251,27 +274,36 @@ mod check {
                 rewritten,
                 "the sampler rewrote an array the reference leaves untouched"
             );
+            let written = &candidates[..size];
+            assert!(
+                written.windows(2).all(|w| w[0].logit >= w[1].logit),
+                "the written logits are not in non-increasing order"
+            );
             STATE.with_borrow_mut(|s| {
                 s.written.clear();
+                s.written.extend(
+                    written
+                        .iter()
+                        .map(|c| (c.id, f64::from(c.p), f64::from(c.logit))),
+                );
                 s.written
-                    .extend(candidates[..size].iter().map(|c| (c.id, f64::from(c.p))));
-                let by_id =
-                    |a: &(i32, f64), b: &(i32, f64)| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1));
-                s.written.sort_unstable_by(by_id);
-                s.expected.sort_unstable_by(by_id);
+                    .sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+                s.expected
+                    .sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
                 assert_eq!(
                     s.written.len(),
                     s.expected.len(),
                     "medium size differs from the reference"
                 );
-                for (w, e) in s.written.iter().zip(&s.expected) {
+                for (&(id, p, logit), &(expected_id, expected_p)) in
+                    s.written.iter().zip(&s.expected)
+                {
                     assert!(
-                        w.0 == e.0 && (w.1 - e.1).abs() <= TOLERANCE,
-                        "token {} p {} differs from the reference: token {} p {}",
-                        w.0,
-                        w.1,
-                        e.0,
-                        e.1
+                        id == expected_id
+                            && (p - expected_p).abs() <= TOLERANCE
+                            && (logit.exp() - expected_p.max(EPSILON)).abs() <= TOLERANCE,
+                        "token {id} p {p} logit {logit} differs from the reference: \
+                         token {expected_id} p {expected_p}"
                     );
                 }
             });

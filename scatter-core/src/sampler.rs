@@ -1,12 +1,11 @@
 //! The sampler: state kept between applies and the apply pipeline of SPEC §4.
 
-use crate::diffusion::Diffusion;
 use crate::expln::{
     exp_nonpositive, ln_nonnegative, ln_normal, map_lanes, EXP_FLOOR, VECTOR_LANES,
 };
 use crate::gate::CollisionGate;
 use crate::history::History;
-use crate::kernel::{Smoothing, MAX_SHORT_MEDIUM, MAX_STACK_MEDIUM};
+use crate::kernel::{RankKernel, Smoothing, MAX_SHORT_MEDIUM};
 use crate::medium::Medium;
 use crate::params::{Config, Params};
 use crate::plan::Plan;
@@ -52,7 +51,7 @@ pub struct Scatter {
 #[derive(Clone, Debug)]
 struct Active {
     config: Config,
-    diffusion: Diffusion,
+    kernel: RankKernel,
     gate: CollisionGate,
     history: History,
     scratch: Scratch,
@@ -95,7 +94,7 @@ impl Scatter {
     /// parameters that ask for no effect give a noop sampler.
     pub fn new(params: &Params) -> Self {
         let active = params.config().map(|config| Active {
-            diffusion: Diffusion::new(config.radius, config.steps, config.k),
+            kernel: RankKernel::new(config.radius),
             gate: CollisionGate::new(config.collision, config.seed),
             history: History::new(config.absorption.map_or(0, |a| a.window)),
             scratch: Scratch::default(),
@@ -173,12 +172,10 @@ impl Scatter {
     /// Scatters `candidates` in place (SPEC §4.2–4.6). See [`Outcome`] for
     /// what the caller must do with the array afterwards.
     ///
-    /// Inlined into the caller (the C library's entry point): a noop
-    /// sampler — what llama.cpp's tools put in the default chain when no
-    /// `--scatter-*` flag is given — then runs on one code page, and its
-    /// first apply after a model evaluation fell from 1.2–1.4 to 0.65–0.8 µs
-    /// in the end-to-end benchmark (BENCHMARKS.md); the scattering itself
-    /// stays out of line.
+    /// Inlined into the caller (the C library's entry point), the
+    /// scattering itself out of line: this keeps a noop sampler — what
+    /// llama.cpp's tools put in the default chain when no `--scatter-*`
+    /// flag is given — on one code page (BENCHMARKS.md, "End to end").
     #[inline(always)]
     pub fn apply(&mut self, candidates: &mut [TokenData]) -> Outcome {
         if !self.draw_gate() {
@@ -191,6 +188,33 @@ impl Scatter {
     }
 }
 
+/// The code paths of an apply of an active sampler (DESIGN.md has the
+/// table; the noop sampler has no [`Active`] and no path).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Path {
+    /// What SPEC leaves untouched: fewer than two finite candidates, a
+    /// forced (`+inf`) token, or an array too long to index.
+    Untouched,
+    /// 2 to [`MAX_SHORT_MEDIUM`] candidates without absorption, on the
+    /// stack ([`Active::scatter_short`]).
+    Short,
+    /// Anything else, in buffers reused across applies
+    /// ([`Active::scatter_general`]).
+    General,
+}
+
+/// The one place a path is chosen: from the parameters and the medium
+/// size alone (`None`: no usable medium), never from earlier applies, so
+/// that a result does not depend on the sampler's past.
+fn choose_path(config: &Config, medium: Option<usize>) -> Path {
+    match medium {
+        Some(m) if m < 2 => Path::Untouched,
+        Some(m) if m <= MAX_SHORT_MEDIUM && config.absorption.is_none() => Path::Short,
+        Some(_) => Path::General,
+        None => Path::Untouched,
+    }
+}
+
 impl Active {
     /// Out of line, so that [`Scatter::apply`], inlined into its caller,
     /// stays small.
@@ -198,82 +222,55 @@ impl Active {
     fn scatter(&mut self, candidates: &mut [TokenData]) -> Outcome {
         #[cfg(feature = "check-reference")]
         let check = crate::reference::Check::before(&self.config, candidates, &self.history);
-        let outcome = self.choose_path(candidates);
+        let medium = &mut self.scratch.medium;
+        let selected = medium.select(candidates, self.config.k).is_ok();
+        let m = medium.len();
+        let strength = match choose_path(&self.config, selected.then_some(m)) {
+            Path::Untouched => None,
+            Path::Short => Some(self.scatter_short(candidates)),
+            Path::General => Some(self.scatter_general(candidates)),
+        };
+        let outcome = match strength {
+            Some(strength) => {
+                self.stats.scattered += 1;
+                self.stats.strength_sum += strength;
+                Outcome::Rewritten { size: m }
+            }
+            None => Outcome::Untouched,
+        };
         #[cfg(feature = "check-reference")]
         check.after(candidates, outcome);
         outcome
     }
 
-    /// The one place a path is chosen (DESIGN.md has the table), from the
-    /// medium size and the parameters alone.
-    #[inline(always)]
-    fn choose_path(&mut self, candidates: &mut [TokenData]) -> Outcome {
-        let s = &mut self.scratch;
-        if s.medium.select(candidates, self.config.k).is_err() || s.medium.len() < 2 {
-            return Outcome::Untouched;
-        }
-        let m = s.medium.len();
-        let strength = if self.config.absorption.is_some() || m > MAX_STACK_MEDIUM {
-            self.scatter_general(candidates)
-        } else if m <= MAX_SHORT_MEDIUM {
-            self.scatter_on_stack::<MAX_SHORT_MEDIUM>(candidates)
-        } else {
-            self.scatter_on_stack_wide(candidates)
-        };
-        self.stats.scattered += 1;
-        self.stats.strength_sum += strength;
-        Outcome::Rewritten { size: m }
-    }
-
-    /// A medium of at most `N` without absorption: the same steps as
-    /// [`Self::scatter_general`], on `N` lanes on the stack, touching no
-    /// scratch buffer (the dense operators of `steps` > 1 aside). Two
-    /// lengths. [`MAX_SHORT_MEDIUM`], for what `top_p` and `min_p`
-    /// usually leave (about 3 survivors on average in the end-to-end
-    /// benchmark): every loop has a fixed length, so the path compiles to a
-    /// few hundred instructions of straight-line vector code — it runs
-    /// right after a model evaluation has evicted the caches, where each
-    /// code line and each buffer is a miss (BENCHMARKS.md). [`MAX_STACK_MEDIUM`], for
-    /// media up to the presets' `k`, as `top_k` alone leaves them: loops
-    /// over the ⌈m/8⌉ vectors the medium fills, and the kernel as a
-    /// Toeplitz product in registers ([`Diffusion::smooth_on_stack`]).
-    fn scatter_on_stack<const N: usize>(&mut self, candidates: &mut [TokenData]) -> f64 {
+    /// The short path: the same steps as [`Self::scatter_general`] on
+    /// [`MAX_SHORT_MEDIUM`] lanes on the stack, touching no scratch buffer.
+    /// Every loop has a fixed length, so the path compiles to straight-line
+    /// vector code; it serves what `top_p` and `min_p` usually leave, right
+    /// after a model evaluation has evicted the caches, where each code
+    /// line and each buffer is a miss (BENCHMARKS.md, "cold apply").
+    fn scatter_short(&mut self, candidates: &mut [TokenData]) -> f64 {
         let medium = &self.scratch.medium;
         let m = medium.len();
-        let len = if N == MAX_SHORT_MEDIUM {
-            MAX_SHORT_MEDIUM
-        } else {
-            m.next_multiple_of(VECTOR_LANES)
-        };
         // An unsorted input's ids, gathered before the write-back moves
         // them (a prefix has no entries: nothing is gathered).
         let in_place = medium.prefix.is_some();
-        let mut ids = [0; N];
+        let mut ids = [0; MAX_SHORT_MEDIUM];
         for (id, moved) in ids.iter_mut().zip(medium.entry_ids(candidates)) {
             *id = moved;
         }
-        let mut p = [0.0; N];
-        let strength = softmax_and_strength(&self.config, medium, candidates, &mut p[..len]);
+        let mut p = [0.0; MAX_SHORT_MEDIUM];
+        let strength = softmax_and_strength(&self.config, medium, candidates, &mut p);
         if strength > 0.0 {
-            let mut q = [0.0; N];
-            self.diffusion
-                .smooth_on_stack(&p, m, &mut self.scratch.smoothing, &mut q);
-            blend(&mut p[..len], &q, strength);
+            let q = self.kernel.smooth_short(&p, m, self.config.steps);
+            blend(&mut p, &q, strength);
         }
-        settle(&mut p[..len]);
+        settle(&mut p);
         let mut logits = p;
-        log_probabilities(&mut logits[..len]);
+        log_probabilities(&mut logits);
         let moved = (!in_place).then_some(&ids[..m]);
         write_back(&mut candidates[..m], moved, &p, &logits);
         strength
-    }
-
-    /// [`Self::scatter_on_stack`] on [`MAX_STACK_MEDIUM`] lanes, out of line: inlined, its
-    /// code sat between the pieces of the [`MAX_SHORT_MEDIUM`] path, which runs after
-    /// nearly every model evaluation, and spread both over more code pages.
-    #[inline(never)]
-    fn scatter_on_stack_wide(&mut self, candidates: &mut [TokenData]) -> f64 {
-        self.scatter_on_stack::<MAX_STACK_MEDIUM>(candidates)
     }
 
     /// Any medium, in buffers kept across applies and padded to whole
@@ -291,7 +288,9 @@ impl Active {
         s.p.resize(padded, 0.0);
         let strength = softmax_and_strength(&self.config, &s.medium, candidates, &mut s.p);
         if strength > 0.0 {
-            let q = self.diffusion.smooth(&s.p[..m], &mut s.smoothing);
+            let q = self
+                .kernel
+                .smooth(&s.p[..m], self.config.steps, &mut s.smoothing);
             blend(&mut s.p, q, strength);
         }
         settle(&mut s.p);
@@ -577,8 +576,8 @@ mod tests {
         assert_eq!(order, expected);
     }
 
-    /// The short paths (media up to [`MAX_SHORT_MEDIUM`] and [`MAX_STACK_MEDIUM`] without
-    /// absorption) compute what the general one does: the same strength,
+    /// The short path (media up to [`MAX_SHORT_MEDIUM`] without absorption)
+    /// computes what the general one does: the same strength,
     /// ids and order, and values that differ at most by the last bit of the
     /// f32 written.
     #[test]
@@ -597,7 +596,7 @@ mod tests {
         ] {
             let mut scatter = Scatter::new(&params);
             let a = scatter.active.as_mut().expect("an active sampler");
-            for m in 2..=MAX_STACK_MEDIUM {
+            for m in 2..=MAX_SHORT_MEDIUM {
                 for sorted in [true, false] {
                     let mut input: Vec<TokenData> = (0..m)
                         .map(|i| TokenData {
@@ -611,11 +610,7 @@ mod tests {
                     }
                     let (mut short, mut long) = (input.clone(), input.clone());
                     a.scratch.medium.select(&short, a.config.k).unwrap();
-                    let strength_short = if m <= MAX_SHORT_MEDIUM {
-                        a.scatter_on_stack::<MAX_SHORT_MEDIUM>(&mut short)
-                    } else {
-                        a.scatter_on_stack::<MAX_STACK_MEDIUM>(&mut short)
-                    };
+                    let strength_short = a.scatter_short(&mut short);
                     a.scratch.medium.select(&long, a.config.k).unwrap();
                     let strength_long = a.scatter_general(&mut long);
                     assert_eq!(strength_short, strength_long);
@@ -631,6 +626,29 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_path_depends_on_the_medium_size_and_absorption_alone() {
+        let plain = Params::fixed(64, 0.18, 2.5, 1).config().unwrap();
+        let absorbing = Params {
+            absorption: 0.06,
+            ..Params::fixed(64, 0.18, 2.5, 1)
+        }
+        .config()
+        .unwrap();
+        for config in [&plain, &absorbing] {
+            assert_eq!(choose_path(config, None), Path::Untouched);
+            assert_eq!(choose_path(config, Some(0)), Path::Untouched);
+            assert_eq!(choose_path(config, Some(1)), Path::Untouched);
+            assert_eq!(
+                choose_path(config, Some(MAX_SHORT_MEDIUM + 1)),
+                Path::General
+            );
+        }
+        assert_eq!(choose_path(&plain, Some(2)), Path::Short);
+        assert_eq!(choose_path(&plain, Some(MAX_SHORT_MEDIUM)), Path::Short);
+        assert_eq!(choose_path(&absorbing, Some(2)), Path::General);
     }
 
     #[test]
