@@ -110,6 +110,21 @@ typedef struct llama_scatter_stats {
 extern "C" {
 #endif // __cplusplus
 
+// Scatter sampler with every parameter taken from `*params` (copied; the
+// struct may be freed after the call). NULL `params` means the defaults,
+// hence the do-nothing `?scatter` sampler.
+//
+// Active only if (`strength > 0` or `adaptive` or absorption is on) and
+// `k > 1`, `radius > 0`, `steps > 0`, `collision > 0` (a NaN never counts
+// as greater than 0); otherwise a noop sampler named `?scatter` that costs
+// nothing. An active one is named `scatter`. `reset` restarts the gate's
+// random stream and clears the absorption history; `clone` continues both.
+//
+// `llama_sampler_init_scatter` and `llama_sampler_init_scatter_ext` are
+// this constructor with the struct filled from their arguments, with
+// bit-for-bit the same results.
+struct llama_sampler *llama_sampler_init_scatter_params(const struct llama_scatter_params *params);
+
 // Scatter sampler, fixed diffusion mode.
 //
 // Place it after the truncation samplers and before temperature:
@@ -182,21 +197,6 @@ const char *llama_scatter_preset_name(size_t i);
 // that must know whether scatter will run before they make one, e.g. to
 // put an enabled scatter into a sampler list that lacks it.
 bool llama_scatter_params_enabled(const struct llama_scatter_params *params);
-
-// Scatter sampler with every parameter taken from `*params` (copied; the
-// struct may be freed after the call). NULL `params` means the defaults,
-// hence the do-nothing `?scatter` sampler.
-//
-// Active only if (`strength > 0` or `adaptive` or absorption is on) and
-// `k > 1`, `radius > 0`, `steps > 0`, `collision > 0` (a NaN never counts
-// as greater than 0); otherwise a noop sampler named `?scatter` that costs
-// nothing. An active one is named `scatter`. `reset` restarts the gate's
-// random stream and clears the absorption history; `clone` continues both.
-//
-// `llama_sampler_init_scatter` and `llama_sampler_init_scatter_ext` are
-// this constructor with the struct filled from their arguments, with
-// bit-for-bit the same results.
-struct llama_sampler *llama_sampler_init_scatter_params(const struct llama_scatter_params *params);
 
 // Reads the counters of a scatter sampler into `*out`.
 //

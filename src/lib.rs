@@ -13,13 +13,15 @@
 
 mod ffi;
 
-pub use ffi::init::{llama_sampler_init_scatter, llama_sampler_init_scatter_ext};
+pub use ffi::init::{
+    llama_sampler_init_scatter, llama_sampler_init_scatter_ext, llama_sampler_init_scatter_params,
+};
 pub use ffi::limits::{
     LLAMA_SCATTER_MAX_ABSORPTION, LLAMA_SCATTER_MAX_ABSORPTION_LAST_N, LLAMA_SCATTER_MAX_RADIUS,
     LLAMA_SCATTER_MAX_STEPS,
 };
 pub use ffi::params::{
-    llama_sampler_init_scatter_params, llama_scatter_default_params, llama_scatter_preset_name,
+    llama_scatter_default_params, llama_scatter_params_enabled, llama_scatter_preset_name,
     llama_scatter_preset_params,
 };
 pub use ffi::stats::{llama_sampler_scatter_stats, llama_scatter_stats};

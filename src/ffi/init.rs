@@ -1,10 +1,35 @@
-//! The two positional constructors SPEC §3 fixes, kept as thin wrappers of
-//! `llama_sampler_init_scatter_params`. Their doc comments become the
-//! header's.
+//! The three constructors: `llama_sampler_init_scatter_params`, and the two
+//! positional ones SPEC §3 fixes as thin wrappers of it. Their doc comments
+//! become the header's.
 
 use super::bindings::llama_sampler;
-use super::params::llama_sampler_init_scatter_params;
-use scatter_core::Params;
+use super::iface::new_sampler;
+use scatter_core::{Params, Scatter};
+use std::ptr;
+
+/// Scatter sampler with every parameter taken from `*params` (copied; the
+/// struct may be freed after the call). NULL `params` means the defaults,
+/// hence the do-nothing `?scatter` sampler.
+///
+/// Active only if (`strength > 0` or `adaptive` or absorption is on) and
+/// `k > 1`, `radius > 0`, `steps > 0`, `collision > 0` (a NaN never counts
+/// as greater than 0); otherwise a noop sampler named `?scatter` that costs
+/// nothing. An active one is named `scatter`. `reset` restarts the gate's
+/// random stream and clears the absorption history; `clone` continues both.
+///
+/// `llama_sampler_init_scatter` and `llama_sampler_init_scatter_ext` are
+/// this constructor with the struct filled from their arguments, with
+/// bit-for-bit the same results.
+#[no_mangle]
+pub extern "C" fn llama_sampler_init_scatter_params(params: *const Params) -> *mut llama_sampler {
+    ffi_guard!(ptr::null_mut(), {
+        // SAFETY: the caller passes NULL or a readable llama_scatter_params.
+        let params = unsafe { params.as_ref() }
+            .copied()
+            .unwrap_or(Params::DEFAULT);
+        new_sampler(Scatter::new(&params))
+    })
+}
 
 /// Scatter sampler, fixed diffusion mode.
 ///
@@ -37,7 +62,9 @@ pub extern "C" fn llama_sampler_init_scatter(
     radius: f32,
     steps: i32,
 ) -> *mut llama_sampler {
-    llama_sampler_init_scatter_params(&Params::fixed(k, strength, radius, steps))
+    ffi_guard!(ptr::null_mut(), {
+        new_sampler(Scatter::new(&Params::fixed(k, strength, radius, steps)))
+    })
 }
 
 /// Scatter sampler with adaptive strength, repeated-token absorption and a
@@ -63,18 +90,21 @@ pub extern "C" fn llama_sampler_init_scatter_ext(
     collision: f32,
     seed: u32,
 ) -> *mut llama_sampler {
-    llama_sampler_init_scatter_params(&Params {
-        k,
-        strength,
-        radius,
-        steps,
-        adaptive,
-        strength_min,
-        strength_max,
-        entropy_target,
-        absorption,
-        absorption_last_n,
-        collision,
-        seed,
+    ffi_guard!(ptr::null_mut(), {
+        let params = Params {
+            k,
+            strength,
+            radius,
+            steps,
+            adaptive,
+            strength_min,
+            strength_max,
+            entropy_target,
+            absorption,
+            absorption_last_n,
+            collision,
+            seed,
+        };
+        new_sampler(Scatter::new(&params))
     })
 }

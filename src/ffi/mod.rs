@@ -9,9 +9,11 @@ mod compat;
 mod guard;
 #[cfg(llama_backend_sampling)]
 mod backend;
+mod callbacks;
+mod iface;
 pub mod init;
 pub mod limits;
 pub mod params;
+mod sampler;
 pub mod stats;
 pub mod version;
-mod vtable;

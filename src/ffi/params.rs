@@ -1,12 +1,10 @@
-//! The parameter struct API: defaults, presets and the constructor that
-//! takes a `struct llama_scatter_params`. The struct is scatter-core's
-//! `Params` itself (`#[repr(C)]`; cbindgen.toml renames it), so the C and
-//! Rust views cannot drift apart.
+//! The parameter struct API: defaults and presets of a `struct
+//! llama_scatter_params` (the constructor that takes one is in `init.rs`).
+//! The struct is scatter-core's `Params` itself (`#[repr(C)]`;
+//! cbindgen.toml renames it), so the C and Rust views cannot drift apart.
 
-use super::bindings::llama_sampler;
-use super::vtable::new_sampler;
 use scatter_core::params::PRESETS;
-use scatter_core::{Params, Scatter};
+use scatter_core::Params;
 use std::ffi::{c_char, CStr};
 use std::ptr;
 
@@ -15,7 +13,7 @@ use std::ptr;
 /// `?scatter`.
 #[no_mangle]
 pub extern "C" fn llama_scatter_default_params() -> Params {
-    Params::DEFAULT
+    ffi_guard!(Params::DEFAULT, { Params::DEFAULT })
 }
 
 /// Writes the preset called `name` ("subtle", "creative", "adaptive",
@@ -46,7 +44,9 @@ pub extern "C" fn llama_scatter_preset_params(name: *const c_char, out: *mut Par
 /// `for (size_t i = 0; llama_scatter_preset_name(i); i++)`.
 #[no_mangle]
 pub extern "C" fn llama_scatter_preset_name(i: usize) -> *const c_char {
-    PRESETS.get(i).map_or(ptr::null(), |p| p.name.as_ptr())
+    ffi_guard!(ptr::null(), {
+        PRESETS.get(i).map_or(ptr::null(), |p| p.name.as_ptr())
+    })
 }
 
 /// Whether a sampler made from `*params` scatters (is named `scatter`)
@@ -58,30 +58,6 @@ pub extern "C" fn llama_scatter_params_enabled(params: *const Params) -> bool {
     ffi_guard!(false, {
         // SAFETY: the caller passes NULL or a readable llama_scatter_params.
         unsafe { params.as_ref() }.is_some_and(Params::enabled)
-    })
-}
-
-/// Scatter sampler with every parameter taken from `*params` (copied; the
-/// struct may be freed after the call). NULL `params` means the defaults,
-/// hence the do-nothing `?scatter` sampler.
-///
-/// Active only if (`strength > 0` or `adaptive` or absorption is on) and
-/// `k > 1`, `radius > 0`, `steps > 0`, `collision > 0` (a NaN never counts
-/// as greater than 0); otherwise a noop sampler named `?scatter` that costs
-/// nothing. An active one is named `scatter`. `reset` restarts the gate's
-/// random stream and clears the absorption history; `clone` continues both.
-///
-/// `llama_sampler_init_scatter` and `llama_sampler_init_scatter_ext` are
-/// this constructor with the struct filled from their arguments, with
-/// bit-for-bit the same results.
-#[no_mangle]
-pub extern "C" fn llama_sampler_init_scatter_params(params: *const Params) -> *mut llama_sampler {
-    ffi_guard!(ptr::null_mut(), {
-        // SAFETY: the caller passes NULL or a readable llama_scatter_params.
-        let params = unsafe { params.as_ref() }
-            .copied()
-            .unwrap_or(Params::DEFAULT);
-        new_sampler(Scatter::new(&params))
     })
 }
 

@@ -3,7 +3,7 @@
 //! invisible from outside).
 
 use super::bindings::llama_sampler;
-use super::vtable::checked_context;
+use super::iface::checked_context;
 
 /// Counters of a scatter sampler since it was made or last reset.
 #[repr(C)]

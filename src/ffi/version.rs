@@ -22,7 +22,7 @@ const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "\0");
 /// `LLAMA_SCATTER_VERSION_STRING` to detect a header/library mismatch.
 #[no_mangle]
 pub extern "C" fn llama_scatter_version() -> *const c_char {
-    VERSION.as_ptr().cast()
+    ffi_guard!(VERSION.as_ptr().cast(), { VERSION.as_ptr().cast() })
 }
 
 #[cfg(test)]

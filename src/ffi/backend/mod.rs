@@ -25,28 +25,10 @@
 mod graph;
 
 use super::bindings::{
-    ggml_backend_buffer_type_t, ggml_backend_tensor_set, ggml_cgraph, ggml_context, ggml_tensor,
-    llama_sampler, llama_sampler_data,
+    ggml_backend_buffer_type_t, ggml_backend_tensor_set, ggml_cgraph, ggml_context, llama_sampler,
+    llama_sampler_data,
 };
-use super::vtable::{context, context_mut};
-use std::ffi::CStr;
-
-/// What the sampling graph of the moment holds of a sampler.
-#[derive(Default)]
-pub(crate) struct Backend {
-    /// `backend_init`'s answer for an active sampler; `None` before.
-    runs: Option<bool>,
-    /// The gate input of each apply in the current graph, in build order.
-    gates: Vec<*mut ggml_tensor>,
-}
-
-impl Backend {
-    /// The name llama.cpp's samplers take once asked (`+top-k`, `-dist`).
-    pub(crate) fn name(&self) -> Option<&'static CStr> {
-        self.runs
-            .map(|runs| if runs { c"+scatter" } else { c"-scatter" })
-    }
-}
+use super::sampler::{context, context_mut};
 
 pub(crate) unsafe extern "C" fn init(
     smpl: *mut llama_sampler,
