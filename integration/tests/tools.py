@@ -6,18 +6,24 @@ command line: `python3 test_x.py BIN_DIR MODEL`.
 
 import ctypes
 import os
+import re
 import subprocess
 import sys
 import time
 
 
+def _header_fields():
+    """The fields of `struct llama_scatter_params`, read from the header, so
+    that these tests hold no copy of its layout to keep in step."""
+    header = open(os.path.join(os.path.dirname(__file__), "..", "..", "include", "llama-scatter.h")).read()
+    body = re.search(r"typedef struct llama_scatter_params \{(.*?)\}", header, re.S).group(1)
+    ctype = {"int32_t": ctypes.c_int32, "uint32_t": ctypes.c_uint32, "float": ctypes.c_float, "bool": ctypes.c_bool}
+    return [(name, ctype[t]) for t, name in re.findall(r"^\s*(\w+) (\w+);", body, re.M)]
+
+
 class ScatterParams(ctypes.Structure):
     """`struct llama_scatter_params` of include/llama-scatter.h."""
-    _fields_ = [("k", ctypes.c_int32), ("strength", ctypes.c_float), ("radius", ctypes.c_float),
-                ("steps", ctypes.c_int32), ("adaptive", ctypes.c_bool), ("strength_min", ctypes.c_float),
-                ("strength_max", ctypes.c_float), ("entropy_target", ctypes.c_float),
-                ("absorption", ctypes.c_float), ("absorption_last_n", ctypes.c_int32),
-                ("collision", ctypes.c_float), ("seed", ctypes.c_uint32)]
+    _fields_ = _header_fields()
 
 
 def _library_presets():

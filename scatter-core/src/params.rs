@@ -236,43 +236,59 @@ impl Params {
     /// Applies SPEC §4.1: `None` means the sampler is a noop. NaN never
     /// counts as "> 0", so a NaN strength, radius or collision cannot
     /// activate anything.
+    ///
+    /// Every field is named here (no `..`): a new field of `Params` does
+    /// not compile until this decides what it does.
     pub(crate) fn config(&self) -> Option<Config> {
+        let Self {
+            k,
+            strength,
+            radius,
+            steps,
+            adaptive,
+            strength_min,
+            strength_max,
+            entropy_target,
+            absorption,
+            absorption_last_n,
+            collision,
+            seed,
+        } = *self;
         let defaults = Self::DEFAULT;
-        let strength = unit(self.strength, 0.0);
-        let absorption_rate = if self.absorption > 0.0 {
-            f64::from(self.absorption).min(MAX_ABSORPTION)
+        let strength = unit(strength, 0.0);
+        let absorption_rate = if absorption > 0.0 {
+            f64::from(absorption).min(MAX_ABSORPTION)
         } else {
             0.0
         };
-        let absorption =
-            (absorption_rate > 0.0 && self.absorption_last_n > 0).then(|| Absorption {
-                rate: absorption_rate,
-                window: (self.absorption_last_n as usize).min(HISTORY_CAPACITY),
-            });
-        let wants_effect = strength > 0.0 || self.adaptive || absorption.is_some();
-        let well_formed = self.k > 1 && self.radius > 0.0 && self.steps > 0 && self.collision > 0.0;
+        let absorption = (absorption_rate > 0.0 && absorption_last_n > 0).then(|| Absorption {
+            rate: absorption_rate,
+            window: (absorption_last_n as usize).min(HISTORY_CAPACITY),
+        });
+        let wants_effect = strength > 0.0 || adaptive || absorption.is_some();
+        let well_formed = k > 1 && radius > 0.0 && steps > 0 && collision > 0.0;
         if !(wants_effect && well_formed) {
             return None;
         }
-        let mut min = unit(self.strength_min, defaults.strength_min);
-        let mut max = unit(self.strength_max, defaults.strength_max);
+        let mut min = unit(strength_min, defaults.strength_min);
+        let mut max = unit(strength_max, defaults.strength_max);
         if min > max {
             std::mem::swap(&mut min, &mut max);
         }
-        let adaptive = self.adaptive.then(|| Adaptive {
+        let adaptive = adaptive.then(|| Adaptive {
             min,
             max,
-            target: unit(self.entropy_target, defaults.entropy_target),
+            target: unit(entropy_target, defaults.entropy_target),
         });
         Some(Config {
-            k: self.k as usize,
+            k: k as usize,
             strength,
-            radius: f64::from(self.radius).min(MAX_RADIUS),
-            steps: (self.steps as u32).min(MAX_STEPS),
+            radius: f64::from(radius).min(MAX_RADIUS),
+            steps: (steps as u32).min(MAX_STEPS),
             adaptive,
             absorption,
-            collision: (self.collision < 1.0).then_some(f64::from(self.collision)),
-            seed: self.seed,
+            collision: (collision < 1.0).then_some(f64::from(collision)),
+            seed,
         })
     }
 }

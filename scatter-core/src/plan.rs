@@ -29,17 +29,30 @@ pub struct Plan {
 
 impl Plan {
     /// `None` for absorption, which needs the token history on the CPU.
+    /// Every field of the configuration is named (no `..`): a new one does
+    /// not compile until the plan, and so the backend graph, handles it.
     pub(crate) fn of(config: &Config) -> Option<Self> {
-        if config.absorption.is_some() {
+        let Config {
+            k,
+            strength,
+            radius,
+            steps,
+            adaptive,
+            absorption,
+            collision,
+            // The gate is drawn on the CPU (`Scatter::draw_gate`).
+            seed: _,
+        } = *config;
+        if absorption.is_some() {
             return None;
         }
         Some(Self {
-            k: config.k,
-            radius: config.radius,
-            steps: config.steps,
-            strength: config.strength,
-            adaptive: config.adaptive,
-            gated: config.collision.is_some(),
+            k,
+            radius,
+            steps,
+            strength,
+            adaptive,
+            gated: collision.is_some(),
         })
     }
 }

@@ -50,11 +50,21 @@ pub(super) unsafe fn build(
     data: &mut llama_sampler_data,
     plan: &Plan,
 ) -> *mut ggml_tensor {
+    // Every field named (no `..`): a new one does not compile until the
+    // graph handles it.
+    let Plan {
+        k,
+        radius,
+        steps,
+        strength,
+        adaptive,
+        gated,
+    } = *plan;
     let g = Graph(ctx);
     unsafe {
         let n = ggml_nelements(data.logits);
         let logits = ggml_reshape_1d(ctx, data.logits, n);
-        let k = (plan.k as i64).min(n);
+        let k = (k as i64).min(n);
 
         let gate = ggml_new_tensor_1d(ctx, ggml_type_GGML_TYPE_F32, 1);
         ggml_set_input(gate);
@@ -77,7 +87,7 @@ pub(super) unsafe fn build(
         let row_rank = ggml_repeat_4d(ctx, ggml_reshape_2d(ctx, ranks, 1, k), k, k, 1, 1);
         let col_rank = ggml_repeat_4d(ctx, ranks, k, k, 1, 1);
         let distance2 = ggml_sqr(ctx, ggml_sub(ctx, row_rank, col_rank));
-        let two_r2 = 2.0 * plan.radius * plan.radius;
+        let two_r2 = 2.0 * radius * radius;
         let kernel = ggml_exp(ctx, ggml_scale(ctx, distance2, (-1.0 / two_r2) as f32));
         // Row sums over the medium; a masked row gets 1 more, so that no
         // row sum is 0 (its pass result is masked anyway).
@@ -87,7 +97,7 @@ pub(super) unsafe fn build(
             ggml_scale_bias(ctx, finite, -1.0, 1.0),
         );
         let mut q = p;
-        for _ in 0..plan.steps {
+        for _ in 0..steps {
             q = ggml_mul(
                 ctx,
                 ggml_div(ctx, ggml_mul_mat(ctx, kernel, q), row_sums),
@@ -96,15 +106,14 @@ pub(super) unsafe fn build(
         }
 
         // §4.4 and step 4: the strength, the blend.
-        let blended = match &plan.adaptive {
+        let blended = match &adaptive {
             None => ggml_add(
                 ctx,
-                ggml_scale(ctx, p, (1.0 - plan.strength) as f32),
-                ggml_scale(ctx, q, plan.strength as f32),
+                ggml_scale(ctx, p, (1.0 - strength) as f32),
+                ggml_scale(ctx, q, strength as f32),
             ),
             Some(curve) => {
-                let s =
-                    g.adaptive_strength(p, m, plan.strength, curve.min, curve.max, curve.target);
+                let s = g.adaptive_strength(p, m, strength, curve.min, curve.max, curve.target);
                 ggml_add(
                     ctx,
                     ggml_mul(ctx, p, ggml_scale_bias(ctx, s, -1.0, 1.0)),
@@ -157,7 +166,7 @@ pub(super) unsafe fn build(
         );
         let pick = ggml_cast(ctx, fires, ggml_type_GGML_TYPE_I32);
 
-        if plan.gated {
+        if gated {
             let outside = ggml_fill(ctx, logits, f32::NEG_INFINITY);
             let rewritten = ggml_set_rows(
                 ctx,
