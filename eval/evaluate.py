@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""The pre-registered evaluation of EVALUATION.md: plans the runs, drives
-scatter-eval, chooses the competitors on dev prompts, and analyses the
-records (bootstrap intervals, Holm, the decision rule, plots).
+"""The pre-registered evaluation of EVALUATION.md, its command line: plans
+the runs, drives scatter-eval, chooses the competitors on dev prompts, and
+has report.py render the analysis (analysis.py: bootstrap intervals, Holm,
+the decision rule).
 
   evaluate.py all --exe SCATTER_EVAL      fetch both models, run every stage for both, analyze
   evaluate.py run --exe SCATTER_EVAL --generator NAME --model GGUF --scorer GGUF [--stage STAGE]
@@ -23,19 +24,14 @@ import sys
 import tempfile
 import time
 
+import report
+from analysis import CHAINS, PRESETS, Analysis, fmt, read_records
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 PROMPTS = os.path.join(HERE, "prompts")
 RESULTS = os.path.join(HERE, "results")
 
-# chain -> (base temperature, temperature sweep); EVALUATION.md "Chains and settings"
-CHAINS = {
-    "D": (0.8, [0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2]),
-    "K": (0.8, [0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2]),
-    "N": (0.8, [0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1]),
-    "M": (1.2, [0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0]),
-}
-PRESETS = ["subtle", "creative", "adaptive", "collision", "adaptive-absorb"]
 STRENGTHS = [0.06, 0.30, 0.50]  # with creative's 0.18, the strength sweep
 FIXED = 0.075  # collision's mean strength, 0.25 x 0.30
 GRIDS = {
@@ -44,22 +40,8 @@ GRIDS = {
     "adaptive-p": [(0.3, 0.9), (0.5, 0.9), (0.7, 0.9), (0.5, 0.99)],
 }
 SEED_BASE = {"a": 1000, "b": 500000}
-COMPARISONS = [  # (name, chain, setting, minus setting or None)
-    ("C1", "D", "D:creative", None),
-    ("C2", "D", "D:adaptive", None),
-    ("C3", "D", "D:collision", None),
-    ("C4", "D", "D:collision", "D:fixed@0.075"),
-    ("C5", "K", "K:creative", None),
-    ("C6", "N", "N:creative", None),
-    ("C7", "M", "M:creative", None),
-]
-N_BOOT = 2000
 CHUNK = 8  # open-ended prompts per engine run: a stage resumes from its finished chunks
 LLAMA_CPP = "0c1e570 (vendor/llama.cpp of the llama-cpp-python 0.3.36 sdist)"
-
-
-def fmt(x):
-    return f"{x:g}"
 
 
 # ---------------------------------------------------------------- plans
@@ -111,157 +93,6 @@ def write_plan(rows, path):
     with open(path, "w") as f:
         for label, chain, temp, sampler in rows:
             f.write(f"{label}\t{chain}\t{fmt(temp)}\t{sampler}\n")
-
-
-# ---------------------------------------------------------------- records
-
-def read_records(path):
-    with gzip.open(path, "rt") as f:
-        return [json.loads(line) for line in f]
-
-
-def per_prompt(records):
-    """setting -> prompt -> measures of its continuations."""
-    out = {}
-    for r in records:
-        d = out.setdefault(r["setting"], {}).setdefault(r["prompt"], {"q": [], "h": [], "kl": [], "tokens": [],
-                                                                      "tkl": [], "fired": 0, "applied": 0,
-                                                                      "strength": 0.0, "scattered": 0})
-        d["q"].append(r["score_ll"] / max(r["score_bytes"], 1))
-        d["h"].append(sum(r["H"]) / len(r["H"]))
-        d["kl"].append(sum(r["KL"]) / len(r["KL"]))
-        d["tokens"].append(r["tokens"])
-        d["tkl"] += [x for x in r["TKL"] if x is not None]
-        d["fired"] += r.get("n_fired", 0)
-        d["applied"] += r.get("n_apply", 0)
-        d["scattered"] += r.get("n_scattered", 0)
-        d["strength"] += r.get("strength_sum", 0.0)
-    return out
-
-
-def mean(xs):
-    return sum(xs) / len(xs)
-
-
-def distinct2(seqs):
-    grams = [tuple(s[i:i + 2]) for s in seqs for i in range(len(s) - 1)]
-    return len(set(grams)) / len(grams)
-
-
-def repeated4(seq):
-    """1 at position i when the 4-gram ending at i occurred earlier in seq."""
-    seen, out = set(), []
-    for i in range(len(seq)):
-        if i < 3:
-            out.append(0)
-            continue
-        g = tuple(seq[i - 3:i + 1])
-        out.append(1 if g in seen else 0)
-        seen.add(g)
-    return out
-
-
-# ---------------------------------------------------------------- statistics
-
-def interp(x, xs, ys):
-    """Piecewise-linear y(x) through points sorted by x; end segments extended."""
-    if x <= xs[0]:
-        i = 0
-    elif x >= xs[-1]:
-        i = len(xs) - 2
-    else:
-        i = next(k for k in range(len(xs) - 1) if xs[k] <= x <= xs[k + 1])
-    if xs[i + 1] == xs[i]:
-        return ys[i]
-    return ys[i] + (ys[i + 1] - ys[i]) * (x - xs[i]) / (xs[i + 1] - xs[i])
-
-
-class Analysis:
-    """Distances from the temperature curves for one generator and seed set,
-    with the paired prompt bootstrap."""
-
-    def __init__(self, records, axis="h"):
-        self.pp = per_prompt(records)
-        self.prompts = sorted(next(iter(self.pp.values())).keys())
-        self.axis = axis
-        # per setting: per prompt (x, q) means
-        self.xq = {}
-        for s, by in self.pp.items():
-            self.xq[s] = {p: (self.x_of(by[p]), mean(by[p]["q"])) for p in by}
-
-    def x_of(self, d):
-        return mean(d["h"]) if self.axis == "h" else distinct2(d["tokens"])
-
-    def point(self, s, sample):
-        xs = [self.xq[s][p][0] for p in sample]
-        qs = [self.xq[s][p][1] for p in sample]
-        return mean(xs), mean(qs)
-
-    def curve(self, chain, sample):
-        pts = sorted(self.point(f"{chain}:temp@{fmt(t)}", sample) for t in CHAINS[chain][1])
-        return [p[0] for p in pts], [p[1] for p in pts]
-
-    def delta(self, s, sample, curves):
-        x, q = self.point(s, sample)
-        xs, ys = curves[s.split(":")[0]]
-        return q - interp(x, xs, ys)
-
-    def has_chain(self, chain):
-        return all(f"{chain}:temp@{fmt(t)}" in self.xq for t in CHAINS[chain][1])
-
-    def estimates(self, sample):
-        curves = {c: self.curve(c, sample) for c in CHAINS if self.has_chain(c)}
-        return {s: self.delta(s, sample, curves) for s in self.xq if ":temp@" not in s and s.split(":")[0] in curves}
-
-    def resamples(self):
-        """The N_BOOT bootstrap resamples of the prompts, the same on every
-        call (so the intervals of all settings and plots are paired)."""
-        import random
-        rng = random.Random(20261201)
-        for _ in range(N_BOOT):
-            yield [rng.choice(self.prompts) for _ in self.prompts]
-
-    def bootstrap(self):
-        full = self.estimates(self.prompts)
-        boots = {s: [] for s in full}
-        for sample in self.resamples():
-            for s, d in self.estimates(sample).items():
-                boots[s].append(d)
-        return full, boots
-
-    def delta_min(self, chain):
-        """|Q(T_b + 0.05) - Q(T_b)| along the chain's curve, Q linear in T
-        (None when the chain did not run)."""
-        if not self.has_chain(chain):
-            return None
-        base, temps = CHAINS[chain]
-        qs = [self.point(f"{chain}:temp@{fmt(t)}", self.prompts)[1] for t in temps]
-        return abs(interp(base + 0.05, temps, qs) - interp(base, temps, qs))
-
-
-def interval(vs):
-    v = sorted(vs)
-    return v[int(0.025 * len(v))], v[min(int(0.975 * len(v)), len(v) - 1)]
-
-
-def p_value(vs):
-    below = sum(1 for v in vs if v <= 0) / len(vs)
-    above = sum(1 for v in vs if v >= 0) / len(vs)
-    return max(min(1.0, 2 * min(below, above)), 1 / len(vs))
-
-
-def holm(ps, alpha=0.05):
-    """Which hypotheses Holm's step-down rejects, and the adjusted p-values."""
-    order = sorted(range(len(ps)), key=lambda i: ps[i])
-    adjusted, running, reject, stopped = [0.0] * len(ps), 0.0, [False] * len(ps), False
-    for rank, i in enumerate(order):
-        running = max(running, min(1.0, (len(ps) - rank) * ps[i]))
-        adjusted[i] = running
-        if not stopped and ps[i] <= alpha / (len(ps) - rank):
-            reject[i] = True
-        else:
-            stopped = True
-    return reject, adjusted
 
 
 # ---------------------------------------------------------------- running
@@ -392,7 +223,6 @@ def run_all(args):
         for name, model, scorer in (("gemma", gemma, smollm2), ("smollm2", smollm2, gemma)):
             run(argparse.Namespace(exe=args.exe, generator=name, model=model, scorer=scorer,
                                    llama_cpp=args.llama_cpp, stage=stages, threads=args.threads, force=False))
-    import report
     report.main(RESULTS)
 
 
@@ -463,7 +293,6 @@ def main():
     elif args.cmd == "all":
         run_all(args)
     else:
-        import report
         report.main(RESULTS)
 
 

@@ -1,71 +1,18 @@
-"""The analysis of EVALUATION.md Part 2, from the records under
-eval/results/<generator>/: distances from the temperature curves with
-bootstrap intervals, Holm over the pre-declared comparisons, the decision
-rule, secondary tables, and SVG plots. Writes eval/results/report.md,
-eval/results/summary.json and eval/results/*.svg. Standard library only."""
+"""The report of EVALUATION.md Part 2, from the records under
+eval/results/<generator>/: renders what analysis.py computes (distances
+from the temperature curves with bootstrap intervals, Holm over the
+pre-declared comparisons, the decision rule) as tables and SVG plots.
+Writes eval/results/report.md, eval/results/summary.json and
+eval/results/*.svg. Standard library only."""
 
 import json
 import math
 import os
+import sys
 
-from evaluate import (CHAINS, COMPARISONS, PRESETS, Analysis, distinct2, holm, interval, mean, p_value, read_records,
-                      repeated4)
+from analysis import CHAINS, PRESETS, Analysis, distinct2, interval, mean, read_records, repeated4, verdicts
 
 COLORS = {"D": "#1f77b4", "K": "#2ca02c", "N": "#d62728", "M": "#9467bd"}
-
-
-def comparison_values(full, boots, comp):
-    _, _, s, minus = comp
-    if s not in full or (minus and minus not in full):
-        return None, None
-    if minus:
-        return full[s] - full[minus], [a - b for a, b in zip(boots[s], boots[minus])]
-    return full[s], boots[s]
-
-
-def verdicts(a, fa, ba, fb, bb):
-    """The decision rule of EVALUATION.md, for one generator."""
-    rows, ps = [], []
-    for comp in COMPARISONS:
-        est, bs = comparison_values(fa, ba, comp)
-        rows.append({"id": comp[0], "chain": comp[1], "setting": comp[2], "minus": comp[3], "delta": est,
-                     "ci": interval(bs) if bs else None, "p": p_value(bs) if bs else None})
-        ps.append(rows[-1]["p"] if bs else 1.0)
-    reject, adjusted = holm(ps)
-    for r, rej, adj, comp in zip(rows, reject, adjusted, COMPARISONS):
-        r["holm_p"], r["holm_significant"] = adj, rej and r["delta"] is not None
-        r["delta_min"] = a.delta_min(r["chain"])
-        if fb is not None:
-            est, bs = comparison_values(fb, bb, comp)
-            r["b_delta"], r["b_ci"] = est, interval(bs) if bs else None
-        else:
-            r["b_delta"], r["b_ci"] = None, None
-
-    def replicated(r, sign):
-        return r["b_ci"] is not None and (r["b_ci"][0] > 0 if sign > 0 else r["b_ci"][1] < 0)
-
-    chains = {}
-    for chain in CHAINS:
-        if not a.has_chain(chain):
-            chains[chain] = "not run"
-            continue
-        mine = [r for r in rows if r["chain"] == chain and r["minus"] is None and r["delta"] is not None]
-        up = [r for r in mine if r["holm_significant"] and r["delta"] >= r["delta_min"] and replicated(r, +1)]
-        down = [r for r in mine if r["holm_significant"] and r["delta"] <= -r["delta_min"] and replicated(r, -1)]
-        pending = [r for r in mine if r["holm_significant"] and abs(r["delta"]) >= r["delta_min"]
-                   and r["b_ci"] is None]
-        chains[chain] = ("worth using" if up else "harmful" if down else
-                         "pending seed set B" if pending else "a temperature knob")
-    c4 = next(r for r in rows if r["id"] == "C4")
-    if c4["delta"] is None or c4["delta_min"] is None:
-        claim = "not run"
-    elif c4["holm_significant"] and abs(c4["delta"]) >= c4["delta_min"]:
-        sign = 1 if c4["delta"] > 0 else -1
-        claim = ("pending seed set B" if c4["b_ci"] is None else
-                 ("supported" if sign > 0 else "contradicted") if replicated(c4, sign) else "not shown")
-    else:
-        claim = "not shown"
-    return rows, chains, claim
 
 
 # ---------------------------------------------------------------- tables
@@ -355,5 +302,4 @@ def main(results):
 
 
 if __name__ == "__main__":
-    import sys
     main(sys.argv[1])

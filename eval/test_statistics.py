@@ -5,8 +5,7 @@ synthetic records whose answers are known."""
 import random
 import unittest
 
-from evaluate import CHAINS, Analysis, fmt, holm, interp, p_value
-from report import verdicts
+from analysis import CHAINS, Analysis, fmt, holm, interp, p_value, verdicts
 
 
 def record(setting, prompt, h, q):
