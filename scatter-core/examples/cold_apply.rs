@@ -11,9 +11,9 @@
 //! ```sh
 //! cargo run --release -p scatter-core --example cold_apply -- [MEDIUM] [EVICT_MIB] [REPS]
 //! ```
-//! Defaults: a sorted medium of 7 candidates (the average number that
-//! survives top-k 40, top-p 0.95 and min-p 0.05 on Gemma 3 270M), 256 MiB
-//! (about the size of that model's weights), 301 repetitions. Build with
+//! Defaults: a sorted medium of 7 candidates (a short medium, as top-k 40,
+//! top-p 0.95 and min-p 0.05 leave it: BENCHMARKS.md), 256 MiB (about the
+//! size of Gemma 3 270M's weights), 301 repetitions. Build with
 //! `RUSTFLAGS="-C target-cpu=native"` to match the library's native build.
 
 use scatter_core::{Params, Scatter, TokenData};

@@ -3,9 +3,9 @@
 //!
 //! Why not `f64::exp`/`f64::ln`: glibc's versions are table-driven, and in a
 //! generation loop apply runs right after a model evaluation has streamed
-//! hundreds of megabytes through the caches; their tables then cost about
-//! 17 cache misses per apply, more than the rest of scatter's work on a
-//! typical medium (BENCHMARKS.md). These are polynomials with no data and no
+//! hundreds of megabytes through the caches; their tables then miss the
+//! caches on every apply, which costs more than the rest of scatter's work
+//! on a typical medium (BENCHMARKS.md). These are polynomials with no data and no
 //! branches, so the loops that call them also vectorise. Both stay within
 //! one ulp of the standard library on a fixed sweep of their domains and
 //! within two on random inputs (tested below); everything they feed is
@@ -89,8 +89,7 @@ fn estrin<const N: usize>(mut terms: [f64; N], x: f64) -> f64 {
 }
 
 /// `a·b + c`: one fused multiply-add (a single rounding) where the target
-/// has the instruction — a third less time for `exp` and `ln` over a
-/// medium of 40 (BENCHMARKS.md) — else a multiply and an add, because
+/// has the instruction (faster: BENCHMARKS.md), else a multiply and an add, because
 /// `f64::mul_add` without the instruction is a call into libm. A build with
 /// FMA and one without can therefore differ in the last bit of an f64
 /// here, below what rounding to f32 keeps.

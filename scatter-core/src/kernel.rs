@@ -46,10 +46,6 @@ impl RankKernel {
 
     /// `q = (D⁻¹K)^steps p`: `steps` passes of
     /// `q_i = Σ_j K_ij p_j / Σ_j K_ij` over the ranks of `p`.
-    /// Inlined into its two callers (apply's general path and the building
-    /// of dense operators): called out of line it was one more code page
-    /// to fetch on apply's path after each model evaluation.
-    #[inline(always)]
     pub(crate) fn smooth<'a>(&self, p: &[f64], steps: u32, s: &'a mut Smoothing) -> &'a [f64] {
         let m = p.len();
         let reach = (self.weights.len() - 1).min(m.saturating_sub(1));

@@ -8,9 +8,9 @@
 //! chunk with no logit above `t` is skipped by one vector comparison; the
 //! few that have one go through a scalar path that keeps their candidates
 //! and, when `2k` are kept, keeps the best `k` and raises `t`. On a full
-//! 262,144-token row in random order about 500 of 16,384 chunks (k = 64)
-//! take that path, so the pass costs little more than one read of the
-//! logits (BENCHMARKS.md). Chunks of 16 because on AVX-512 the logits of 16
+//! row in random order few chunks take that path once the bound has
+//! risen, so the pass costs little more than one read of the logits
+//! (BENCHMARKS.md). Chunks of 16 because on AVX-512 the logits of 16
 //! candidates (192 bytes) are gathered by three vector loads and two
 //! permutes, and the comparison of a whole chunk is one mask test.
 
@@ -72,8 +72,7 @@ pub(crate) struct Medium {
     pub entries: Vec<Entry>,
     /// Sorted input: the medium is `cands[..len]` in its own order, so
     /// apply reads its logits where they are and writes it back in place,
-    /// ids untouched; no entry is built (on 40 sorted candidates that was
-    /// ~20 ns of a ~330 ns apply, BENCHMARKS.md).
+    /// ids untouched; no entry is built.
     pub prefix: Option<usize>,
 }
 
@@ -103,8 +102,7 @@ impl Medium {
 
     /// Writes `logit_i − max` over the medium, best first, into
     /// `out[..len]` (the maximum is the first logit), in f64: exact, as
-    /// both are f32. Inlined: out of line it was one more code page on
-    /// apply's path.
+    /// both are f32.
     #[inline(always)]
     pub(crate) fn logits_minus_max(&self, cands: &[TokenData], out: &mut [f64]) {
         match self.prefix {

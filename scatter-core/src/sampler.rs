@@ -322,10 +322,14 @@ impl Active {
     }
 }
 
+// The steps both paths share are `#[inline(always)]`, and so is
+// `Medium::logits_minus_max`: out of line, the short path's code spreads
+// over more pages and its first apply after a model evaluation costs more
+// (BENCHMARKS.md, "cold apply": measured with and without).
+
 /// SPEC §4.3 step 2 and §4.4: `p` ← the medium's softmax numerators
 /// (zeros in the padding to a multiple of [`VECTOR_LANES`]), and the strength to
-/// use (adaptive or fixed). Inlined into both paths, so that on the short
-/// one every length is a constant.
+/// use (adaptive or fixed).
 #[inline(always)]
 fn softmax_and_strength(
     config: &Config,
@@ -378,8 +382,8 @@ fn log_probabilities(logits: &mut [f64]) {
 /// when they move (unsorted input); `None` when the input was sorted and
 /// its ids are already in place. Whole records are stored, the id copied
 /// onto itself in place, so that the compiler interleaves the three
-/// fields in vector registers: field by field, the same loop cost ~40 ns
-/// more on a medium of 40 (BENCHMARKS.md).
+/// fields in vector registers (field by field the loop is slower:
+/// BENCHMARKS.md).
 #[inline(always)]
 fn write_back(slots: &mut [TokenData], ids: Option<&[i32]>, p: &[f64], logits: &[f64]) {
     let values = p.iter().zip(logits);
@@ -419,8 +423,8 @@ fn softmax_numerators(medium: &Medium, cands: &[TokenData], p: &mut [f64]) -> (f
     medium.logits_minus_max(cands, values);
     // The padding goes through `exp` as 0, and is set to 0 afterwards: at
     // EXP_FLOOR the result underflows, and an underflowing lane costs a
-    // microcode assist on Intel cores: about a third of a warm apply on a
-    // medium of 2 to 7 (BENCHMARKS.md).
+    // microcode assist on Intel cores, a large part of a warm apply on a
+    // short medium (BENCHMARKS.md).
     padding.fill(0.0);
     let mut tilted = [0.0; VECTOR_LANES];
     for chunk in p.chunks_exact_mut(VECTOR_LANES) {
@@ -436,7 +440,6 @@ fn softmax_numerators(medium: &Medium, cands: &[TokenData], p: &mut [f64]) -> (f
     (sum(p), sum(&tilted))
 }
 
-/// Inlined: out of line it was one more code page on the cold path.
 #[inline(always)]
 fn normalize(p: &mut [f64]) {
     let sum = sum(p);
