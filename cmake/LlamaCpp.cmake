@@ -178,6 +178,14 @@ if(NOT LLAMA_SCATTER_AMX AND LLAMA_SCATTER_CAN_DISABLE_AMX)
     add_compile_options(-mno-amx-tile -mno-amx-int8 -mno-amx-bf16)
 endif()
 
+# llama.cpp's RPC backend (ggml-rpc): a device reached over TCP, here a
+# server on the loopback address, for testing scatter's graph on a device
+# that is not the CPU backend (c_tests: test_backend_sampling_rpc).
+option(LLAMA_SCATTER_RPC "Build llama.cpp with its RPC backend (GGML_RPC) and test backend sampling on an RPC server on the loopback address" OFF)
+if(LLAMA_SCATTER_RPC)
+    set(GGML_RPC ON CACHE BOOL "" FORCE)
+endif()
+
 add_subdirectory("${_llama_tree}" llama.cpp)
 
 if(LLAMA_SCATTER_TOOLS_BUILT)

@@ -1,7 +1,10 @@
 #include "model.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "ggml-backend.h"
 #include "harness.h"
 
 static void quiet_log(enum ggml_log_level level, const char * text, void * user) {
@@ -9,6 +12,49 @@ static void quiet_log(enum ggml_log_level level, const char * text, void * user)
     if (level == GGML_LOG_LEVEL_ERROR) {
         fputs(text, stderr);
     }
+}
+
+/* An RPC server at `endpoint` registered as llama.cpp's --rpc does; its
+ * first device, or NULL. */
+static ggml_backend_dev_t rpc_device(const char * endpoint) {
+    ggml_backend_reg_t rpc = ggml_backend_reg_by_name("RPC");
+    CHECK(rpc != NULL, "LLAMA_SCATTER_TEST_RPC is set but this llama.cpp has no RPC backend (GGML_RPC)");
+    if (!rpc) {
+        return NULL;
+    }
+    typedef ggml_backend_reg_t (*add_server_fn)(const char * endpoint);
+    /* ISO C converts no object pointer to a function pointer; POSIX
+     * (dlsym) guarantees the representations agree. */
+    void * address = ggml_backend_reg_get_proc_address(rpc, "ggml_backend_rpc_add_server");
+    add_server_fn add_server = NULL;
+    if (address) {
+        memcpy(&add_server, &address, sizeof add_server);
+    }
+    ggml_backend_reg_t server = add_server ? add_server(endpoint) : NULL;
+    CHECK(server != NULL && ggml_backend_reg_dev_count(server) > 0, "no RPC device at %s", endpoint);
+    if (!server || ggml_backend_reg_dev_count(server) == 0) {
+        return NULL;
+    }
+    ggml_backend_register(server);
+    return ggml_backend_reg_dev_get(server, 0);
+}
+
+ggml_backend_dev_t model_device(void) {
+    static bool chosen = false;
+    static ggml_backend_dev_t device = NULL;
+    if (chosen) {
+        return device;
+    }
+    chosen = true;
+    const char * endpoint = getenv("LLAMA_SCATTER_TEST_RPC");
+    const char * name = getenv("LLAMA_SCATTER_TEST_DEVICE");
+    if (endpoint && *endpoint) {
+        device = rpc_device(endpoint);
+    } else if (name && *name) {
+        device = ggml_backend_dev_by_name(name);
+        CHECK(device != NULL, "LLAMA_SCATTER_TEST_DEVICE: no device named %s", name);
+    }
+    return device;
 }
 
 struct llama_model * model_load(int argc, char ** argv) {
@@ -20,6 +66,15 @@ struct llama_model * model_load(int argc, char ** argv) {
     llama_backend_init();
     struct llama_model_params mp = llama_model_default_params();
     mp.n_gpu_layers = 0;
+    static ggml_backend_dev_t devices[2];
+    devices[0] = model_device();
+    if (devices[0]) {
+        /* Every layer and the output there, so the sampling graph runs there too. */
+        mp.devices = devices;
+        mp.n_gpu_layers = 999;
+        printf("model on device %s (%s)\n", ggml_backend_dev_name(devices[0]),
+               ggml_backend_dev_description(devices[0]));
+    }
     struct llama_model * model = llama_model_load_from_file(argv[1], mp);
     CHECK(model != NULL, "could not load %s", argv[1]);
     return model;
