@@ -3,6 +3,7 @@
 without, in alternating runs; prints each run and the medians. A benchmark, not a test.
 
     python3 bench/backend_sampling.py BUILD/bin MODEL.gguf [--runs 7] [--tokens 256] [--preset creative]
+        [--device-args "-ngl 99 -dev CUDA0"]
 
 Reads llama.cpp's own timing lines: "eval time" (the generated tokens; with -bs the sampling runs in
 that graph) and the whole run's "total time"."""
@@ -33,8 +34,10 @@ def main():
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--tokens", type=int, default=256)
     ap.add_argument("--preset", default="creative")
+    ap.add_argument("--device-args", default="", help="llama.cpp arguments that choose the device, for every run")
     a = ap.parse_args()
-    configs = {"-bs": [], f"-bs --scatter-preset {a.preset}": ["--scatter-preset", a.preset]}
+    device = a.device_args.split()
+    configs = {"-bs": device, f"-bs --scatter-preset {a.preset}": [*device, "--scatter-preset", a.preset]}
     figures = {name: [] for name in configs}
     for i in range(a.runs):
         for name, extra in configs.items():

@@ -3,16 +3,9 @@
 stopped at the end whatever happens."""
 
 import json
-import os
 import re
-import socket
-import subprocess
-import tempfile
-import time
-import urllib.error
-import urllib.request
 
-from tools import COMMON_ARGS, DEFAULT_FIELDS, PRESET_FIELDS, Failure, args, check, run_tests
+from tools import DEFAULT_FIELDS, PRESET_FIELDS, Failure, Server, args, check, run_tests
 
 BIN, MODEL = args()
 # Server-wide defaults given on the command line; /props must show them.
@@ -20,59 +13,7 @@ SERVER_FLAGS = {"--scatter-radius": 3.0, "--scatter-steps": 2}
 PROMPT = "The old lighthouse keeper opened the door and"
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Server:
-    def __init__(self):
-        self.port = free_port()
-        self.log = tempfile.TemporaryFile(mode="w+")
-        cmd = [os.path.join(BIN, "llama-server"), "-m", MODEL, *COMMON_ARGS, "--host", "127.0.0.1",
-               "--port", str(self.port), "--parallel", "1"]
-        for flag, value in SERVER_FLAGS.items():
-            cmd += [flag, str(value)]
-        self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT)
-
-    def request(self, path, body=None):
-        data = None if body is None else json.dumps(body).encode()
-        req = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}", data=data,
-                                     headers={"Content-Type": "application/json"})
-        try:
-            with urllib.request.urlopen(req, timeout=120) as resp:
-                return resp.status, json.loads(resp.read())
-        except urllib.error.HTTPError as e:
-            return e.code, json.loads(e.read() or b"{}")
-
-    def wait_ready(self):
-        deadline = time.time() + 120
-        while time.time() < deadline:
-            if self.proc.poll() is not None:
-                raise Failure(f"llama-server exited with {self.proc.returncode}:\n{self.tail()}")
-            try:
-                if self.request("/health")[0] == 200:
-                    return
-            except (urllib.error.URLError, ConnectionError):
-                pass
-            time.sleep(0.25)
-        raise Failure(f"llama-server not ready after 120 s:\n{self.tail()}")
-
-    def tail(self):
-        self.log.seek(0)
-        return self.log.read()[-3000:]
-
-    def stop(self):
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-
-
-server = Server()
+server = Server(BIN, MODEL, [arg for flag, value in SERVER_FLAGS.items() for arg in (flag, str(value))])
 
 
 def complete(**fields):

@@ -5,11 +5,16 @@ command line: `python3 test_x.py BIN_DIR MODEL`.
 """
 
 import ctypes
+import json
 import os
 import re
+import socket
 import subprocess
 import sys
+import tempfile
 import time
+import urllib.error
+import urllib.request
 
 
 def _header_fields():
@@ -89,6 +94,58 @@ def completion(bin_dir, model, prompt, extra, n_predict=32, env=None):
     if proc.returncode != 0:
         raise Failure(f"{' '.join(cmd)} exited with {proc.returncode}:\n{proc.stderr[-3000:]}")
     return proc.stdout, proc.stderr
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """llama-server of BIN_DIR on MODEL at a free port of 127.0.0.1, with `extra` arguments."""
+
+    def __init__(self, bin_dir, model, extra=()):
+        self.port = free_port()
+        self.log = tempfile.TemporaryFile(mode="w+")
+        cmd = [os.path.join(bin_dir, "llama-server"), "-m", model, *COMMON_ARGS, "--host", "127.0.0.1",
+               "--port", str(self.port), "--parallel", "1", *extra]
+        self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT)
+
+    def request(self, path, body=None):
+        data = None if body is None else json.dumps(body).encode()
+        req = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}", data=data,
+                                     headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(req, timeout=120) as resp:
+                return resp.status, json.loads(resp.read())
+        except urllib.error.HTTPError as e:
+            return e.code, json.loads(e.read() or b"{}")
+
+    def wait_ready(self):
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise Failure(f"llama-server exited with {self.proc.returncode}:\n{self.tail()}")
+            try:
+                if self.request("/health")[0] == 200:
+                    return
+            except (urllib.error.URLError, ConnectionError):
+                pass
+            time.sleep(0.25)
+        raise Failure(f"llama-server not ready after 120 s:\n{self.tail()}")
+
+    def tail(self):
+        self.log.seek(0)
+        return self.log.read()[-3000:]
+
+    def stop(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
 
 
 def run_tests(tests):
