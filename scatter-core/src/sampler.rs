@@ -248,7 +248,7 @@ impl Active {
     /// Every loop has a fixed length, so the path compiles to straight-line
     /// vector code; it serves what `top_p` and `min_p` usually leave, right
     /// after a model evaluation has evicted the caches, where each code
-    /// line and each buffer is a miss (BENCHMARKS.md, "cold apply").
+    /// line and each buffer is a miss (BENCHMARKS.md, "The first apply, alone").
     fn scatter_short(&mut self, candidates: &mut [TokenData]) -> f64 {
         let medium = &self.scratch.medium;
         let m = medium.len();
@@ -325,7 +325,7 @@ impl Active {
 // The steps both paths share are `#[inline(always)]`, and so is
 // `Medium::logits_minus_max`: out of line, the short path's code spreads
 // over more pages and its first apply after a model evaluation costs more
-// (BENCHMARKS.md, "cold apply": measured with and without).
+// (BENCHMARKS.md, "The first apply, alone"; measured with and without).
 
 /// SPEC §4.3 step 2 and §4.4: `p` ← the medium's softmax numerators
 /// (zeros in the padding to a multiple of [`VECTOR_LANES`]), and the strength to

@@ -9,7 +9,7 @@
 //! the cost of fetching apply's code.
 //!
 //! ```sh
-//! cargo run --release -p scatter-core --example cold_apply -- [MEDIUM] [EVICT_MIB] [REPS]
+//! cargo run --release -p cold-apply -- [MEDIUM] [EVICT_MIB] [REPS]
 //! ```
 //! Defaults: a sorted medium of 7 candidates (a short medium, as top-k 40,
 //! top-p 0.95 and min-p 0.05 leave it: BENCHMARKS.md), 256 MiB (about the
