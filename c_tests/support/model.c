@@ -14,8 +14,7 @@ static void quiet_log(enum ggml_log_level level, const char * text, void * user)
     }
 }
 
-/* An RPC server at `endpoint` registered as llama.cpp's --rpc does; its
- * first device, or NULL. */
+/* The first device of the RPC server at `endpoint`, or NULL. */
 static ggml_backend_dev_t rpc_device(const char * endpoint) {
     ggml_backend_reg_t rpc = ggml_backend_reg_by_name("RPC");
     CHECK(rpc != NULL, "LLAMA_SCATTER_TEST_RPC is set but this llama.cpp has no RPC backend (GGML_RPC)");
@@ -35,7 +34,8 @@ static ggml_backend_dev_t rpc_device(const char * endpoint) {
     if (!server || ggml_backend_reg_dev_count(server) == 0) {
         return NULL;
     }
-    ggml_backend_register(server);
+    /* The model gets the device itself (llama_model_params.devices), so the
+     * server's registry need not join ggml's list, as --rpc makes it. */
     return ggml_backend_reg_dev_get(server, 0);
 }
 

@@ -13,8 +13,8 @@
 struct llama_model * model_load(int argc, char ** argv);
 
 /* The device the environment asks the model to run on, or NULL for the
- * CPU: LLAMA_SCATTER_TEST_RPC=HOST:PORT, an RPC server (registered as
- * llama.cpp's --rpc does), or LLAMA_SCATTER_TEST_DEVICE=NAME, a device by
+ * CPU: LLAMA_SCATTER_TEST_RPC=HOST:PORT, an RPC server, or
+ * LLAMA_SCATTER_TEST_DEVICE=NAME, a device by
  * its ggml name (Vulkan0). A CHECK fails where the one asked for is not
  * there. */
 ggml_backend_dev_t model_device(void);
