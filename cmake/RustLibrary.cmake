@@ -46,11 +46,10 @@ set(LLAMA_SCATTER_CARGO_ENV
     "LLAMA_SCATTER_SONAME=${LLAMA_SCATTER_SONAME}"
     "LLAMA_SCATTER_BUILD_RPATH=${LLAMA_SCATTER_BUILD_RPATH}")
 # On x86-64 also with 512-bit vectors where the CPU has them: LLVM's tuning
-# for Intel's AVX-512 cores prefers 256-bit ones, and on the stack paths'
-# fixed-length loops (exp, the Toeplitz kernel, ln) 512-bit ones took a
-# third off a warm apply on 9 to 64 candidates (BENCHMARKS.md). A tuning
-# choice, not an ABI one; rustc warns once that it does not know the
-# feature's name and passes it on to LLVM.
+# for Intel's AVX-512 cores prefers 256-bit ones, and the vectorised loops
+# of apply (exp, ln, the kernel) ran faster with 512-bit ones there
+# (BENCHMARKS.md). A tuning choice, not an ABI one; rustc warns once that it
+# does not know the feature's name and passes it on to LLVM.
 if(LLAMA_SCATTER_NATIVE)
     set(_rustflags "-C target-cpu=native")
     if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$")
