@@ -28,14 +28,15 @@ fn include_dirs() -> Vec<PathBuf> {
 }
 
 /// The ggml functions scatter's backend graph calls (graph ops, input
-/// tensors, the device support probe), all in libggml-base.
+/// tensors, the constants' buffer, the device support probe), all in
+/// libggml-base.
 const GGML_FUNCTIONS: &[&str] = &[
-    "ggml_(add|sub|mul|div|sqr|log|exp|neg|step|sum|scale|scale_bias|clamp|soft_max)",
-    "ggml_(top_k|argsort|argmax|get_rows|set_rows|concat|fill|arange|repeat_4d|tri|mul_mat|cast)",
-    "ggml_(new_tensor_1d|reshape_1d|reshape_2d|view_1d|nelements|set_input|set_name)",
+    "ggml_(add|sub|mul|div|log|neg|step|sum|scale|scale_bias|clamp|soft_max)",
+    "ggml_(top_k|argsort|argmax|get_rows|set_rows|concat|mul_mat|cast)",
+    "ggml_(new_tensor_1d|new_tensor_2d|reshape_1d|reshape_2d|view_1d|nelements|set_input|set_name)",
     "ggml_(init|free|tensor_overhead|graph_overhead_custom|new_graph_custom|build_forward_expand)",
     "ggml_(graph_n_nodes|graph_node|backend_buft_get_device|backend_dev_supports_op|backend_tensor_set)",
-    "ggml_(op_desc|backend_dev_name)",
+    "ggml_(op_desc|backend_dev_name|backend_alloc_ctx_tensors_from_buft|backend_buffer_free)",
 ];
 
 fn main() {

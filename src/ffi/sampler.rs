@@ -26,8 +26,11 @@ pub(crate) struct Sampler {
 pub(crate) struct Backend {
     /// `backend_init`'s answer for an active sampler; `None` before.
     pub(crate) runs: Option<bool>,
-    /// The gate input of each apply in the current graph, in build order.
-    pub(crate) gates: Vec<*mut super::bindings::ggml_tensor>,
+    /// Each apply in the current graph, in build order, with its gate
+    /// input where the plan is gated.
+    pub(crate) gates: Vec<Option<*mut super::bindings::ggml_tensor>>,
+    /// The graph's constants, on the device of the graph.
+    pub(crate) constants: super::backend::constants::Store,
 }
 
 impl Sampler {

@@ -10,20 +10,30 @@
 //! - the medium is the `K = min(k, n)` best logits (`ggml_top_k`), sorted
 //!   descending; those of them that are `-inf` are masked (the indicator
 //!   f), and the real medium size is `m = Σ f`;
-//! - the kernel is the dense K × K Gaussian, built in the graph from the
-//!   ranks; each pass is `q ← (K q) / (K f) · f`, which is the
-//!   row-normalised kernel over the first m ranks, the masked ones kept 0;
+//! - the kernel is the dense K × K Gaussian, a constant made once on the
+//!   host (`constants.rs`); each pass is `q ← (K q) / (K f) · f`, which is
+//!   the row-normalised kernel over the first m ranks, the masked ones
+//!   kept 0;
 //! - the order clamp is a cumulative minimum: `argmax` over each row of a
-//!   K × K grid of `-p` whose entries above the diagonal are moved below
-//!   every other by a 0/1 triangle;
+//!   K × K grid of `-blended` whose entries above the diagonal are moved
+//!   below every other by two constant masks;
 //! - what SPEC leaves untouched (gate declined, m < 2, a `+inf` logit) is
-//!   selected with `get_rows` on the gate's 0/1, never by arithmetic that
+//!   selected with `get_rows` on a 0/1 index, never by arithmetic that
 //!   could turn `-inf` into NaN;
 //! - collision 1: the output is the medium (K logits, the masked at
 //!   `-inf`) and its token ids, as `top_k` shrinks; collision < 1: the
 //!   output keeps the input's shape, so that a declined gate can leave it
-//!   untouched, and a fired one sets every logit outside the medium to
+//!   untouched (one pass adding 0: the graph is fixed before the gate is
+//!   drawn), and a fired one sets every logit outside the medium to
 //!   `-inf`.
+//!
+//! Fast math (CUDA's `-use_fast_math`, Metal's default) may assume no inf
+//! or NaN in transcendental functions: the graph computes none. `-inf`
+//! arrives in the input (earlier samplers' masks), goes through `soft_max`
+//! as in llama.cpp's own `dist` and attention, and through add, scale and
+//! step comparisons only; it is written by adding the constant `−inf`,
+//! never as `ln 0`. Rows that a 0/1 index discards (m < 2) may hold
+//! anything; none is read.
 //!
 //! Precision: f32 throughout, where the CPU path computes in f64; the
 //! tests (`c_tests/test_backend_sampling.c`) state and check the
@@ -31,44 +41,58 @@
 //! order than the CPU path's (ggml's sort is not stable).
 
 use super::super::bindings::*;
+use super::constants::Tensors;
 use scatter_core::{Plan, EPSILON};
 use std::ffi::{CStr, CString};
 use std::ptr;
 
-/// Largest `k` scattered on the backend: the kernel and the order clamp
-/// are dense K × K tensors (256 KB each at 256). Every preset uses 64.
+/// Largest `k` scattered on the backend: the kernel and the order clamp's
+/// masks are dense K × K constants (256 KiB each at 256). Every preset
+/// uses 64.
 pub(super) const MAX_MEDIUM: usize = 256;
 
+/// The medium size of an apply on `logits`: `K = min(k, n)`.
+///
+/// SAFETY: `logits` is a live tensor.
+pub(super) unsafe fn medium_size(plan: &Plan, logits: *const ggml_tensor) -> i64 {
+    (plan.k as i64).min(unsafe { ggml_nelements(logits) })
+}
+
 /// Builds one apply on `data` (its logits rewritten, its candidates
-/// selected where the output shrinks) and returns the gate input: one f32,
-/// 1 if the gate fires.
+/// selected where the output shrinks) with the constants for its medium
+/// size, and returns the gate input where the plan is gated: one f32, 1 if
+/// the gate fires.
 ///
 /// SAFETY: `ctx` is a live ggml context, `data.logits` a live f32 tensor of
-/// it, `data.candidates` NULL or a live i32 tensor of the same length.
+/// it, `data.candidates` NULL or a live i32 tensor of the same length;
+/// `constants` were declared for [`medium_size`] of them.
 pub(super) unsafe fn build(
     ctx: *mut ggml_context,
     data: &mut llama_sampler_data,
     plan: &Plan,
-) -> *mut ggml_tensor {
+    constants: Tensors,
+) -> Option<*mut ggml_tensor> {
     // Every field named (no `..`): a new one does not compile until the
     // graph handles it.
     let Plan {
-        k,
-        radius,
+        k: _,
+        radius: _,
         steps,
         strength,
         adaptive,
         gated,
     } = *plan;
+    let Tensors {
+        kernel,
+        below,
+        above,
+        outside,
+    } = constants;
     let g = Graph(ctx);
     unsafe {
         let n = ggml_nelements(data.logits);
         let logits = ggml_reshape_1d(ctx, data.logits, n);
-        let k = (k as i64).min(n);
-
-        let gate = ggml_new_tensor_1d(ctx, ggml_type_GGML_TYPE_F32, 1);
-        ggml_set_input(gate);
-        ggml_set_name(gate, c"scatter_gate".as_ptr());
+        let k = medium_size(plan, logits);
 
         // SPEC §4.3 step 1: the medium, sorted, and its finite indicator.
         let top = ggml_top_k(ctx, logits, k as i32);
@@ -79,23 +103,15 @@ pub(super) unsafe fn build(
         let finite = ggml_step(ctx, ggml_scale_bias(ctx, sorted, 1.0, f32::MAX));
         let m = ggml_sum(ctx, finite);
 
-        // Step 2: softmax (a masked logit gets 0).
+        // Step 2: softmax (a masked logit gets 0, as in llama.cpp's `dist`
+        // and every backend's attention mask).
         let p = ggml_soft_max(ctx, sorted);
 
-        // Step 3: the kernel on rank distance, `steps` passes.
-        let ranks = ggml_arange(ctx, 0.0, k as f32, 1.0);
-        let row_rank = ggml_repeat_4d(ctx, ggml_reshape_2d(ctx, ranks, 1, k), k, k, 1, 1);
-        let col_rank = ggml_repeat_4d(ctx, ranks, k, k, 1, 1);
-        let distance2 = ggml_sqr(ctx, ggml_sub(ctx, row_rank, col_rank));
-        let two_r2 = 2.0 * radius * radius;
-        let kernel = ggml_exp(ctx, ggml_scale(ctx, distance2, (-1.0 / two_r2) as f32));
-        // Row sums over the medium; a masked row gets 1 more, so that no
-        // row sum is 0 (its pass result is masked anyway).
-        let row_sums = ggml_add(
-            ctx,
-            ggml_mul_mat(ctx, kernel, finite),
-            ggml_scale_bias(ctx, finite, -1.0, 1.0),
-        );
+        // Step 3: the kernel on rank distance, `steps` passes. The row sums
+        // are over the medium; a finite row's is at least its own weight,
+        // 1, so raising them to 1 changes only the masked rows, whose pass
+        // result is masked anyway, and no row divides by 0.
+        let row_sums = ggml_clamp(ctx, ggml_mul_mat(ctx, kernel, finite), 1.0, f32::MAX);
         let mut q = p;
         for _ in 0..steps {
             q = ggml_mul(
@@ -122,61 +138,65 @@ pub(super) unsafe fn build(
             }
         };
 
-        // The exact order clamp (a cumulative minimum), then the sum to 1. Row i of
-        // the K × K grid of −blended takes its largest value among columns ≤ i; the
-        // columns past i are moved to −2, below every −blended ∈ [−1, 0], by a 0/1
-        // triangle (`ggml_tri`: Metal has no `DIAG_MASK_INF`). Only finite values
-        // take part, so fast math cannot change it, and the kept entries stay exact
-        // (× 1, + 0).
-        let grid = ggml_repeat_4d(ctx, ggml_neg(ctx, blended), k, k, 1, 1);
-        let kept = ggml_tri(
-            ctx,
-            ggml_scale_bias(ctx, grid, 0.0, 1.0),
-            ggml_tri_type_GGML_TRI_TYPE_LOWER_DIAG,
-        );
-        let masked = ggml_add(
-            ctx,
-            ggml_mul(ctx, grid, kept),
-            ggml_scale_bias(ctx, kept, 2.0, -2.0),
-        );
-        let running_min = ggml_argmax(ctx, masked);
+        // The exact order clamp (a cumulative minimum), then the sum to 1:
+        // row i of the K × K grid `below · blended + above` is −blended over
+        // columns ≤ i and −2 past it, so its argmax is the smallest blended
+        // among ranks 0..=i. Finite values only, the kept entries exact.
+        let grid = ggml_add(ctx, ggml_mul(ctx, below, blended), above);
+        let running_min = ggml_argmax(ctx, grid);
         let clamped = g.gather(blended, running_min);
         let settled = ggml_div(ctx, clamped, ggml_sum(ctx, clamped));
 
-        // §4.6: ln(max(p, ε)), `-inf` outside the medium.
+        // §4.6: ln(max(p, ε)), `-inf` (read from `outside`) for the masked.
+        let masked = g.gather(
+            ggml_view_1d(ctx, outside, 2, 0),
+            ggml_cast(ctx, finite, ggml_type_GGML_TYPE_I32),
+        );
         let scattered = ggml_add(
             ctx,
             ggml_log(ctx, ggml_clamp(ctx, settled, EPSILON as f32, 1.0)),
-            ggml_log(ctx, finite),
+            masked,
         );
 
-        // The gate, two finite candidates, no forced token: 1 or 0. Every
-        // factor is a step, so `pick` is a valid row even where llama.cpp
-        // never sets the gate (an idle sequence's placeholder row).
-        let gate_set = ggml_step(ctx, ggml_scale_bias(ctx, gate, 1.0, -0.5));
-        let forced = ggml_step(
-            ctx,
-            ggml_scale_bias(ctx, ggml_view_1d(ctx, sorted, 1, 0), 1.0, -f32::MAX),
-        );
+        // Whether it fires: two finite candidates, no `+inf` logit (the
+        // best is below `2·FLT_MAX` after halving, so a finite `FLT_MAX`
+        // still counts), and the gate drawn where there is one. Every factor
+        // is a step, so `pick` is 0 or 1 even where llama.cpp never sets the
+        // gate (an idle sequence's placeholder row).
         let enough = ggml_step(ctx, ggml_scale_bias(ctx, m, 1.0, -1.5));
-        let fires = ggml_mul(
+        let not_forced = ggml_step(
             ctx,
-            ggml_mul(ctx, gate_set, enough),
-            ggml_scale_bias(ctx, forced, -1.0, 1.0),
+            ggml_scale_bias(ctx, ggml_view_1d(ctx, sorted, 1, 0), -0.5, f32::MAX),
         );
+        let mut fires = ggml_mul(ctx, enough, not_forced);
+        let gate = gated.then(|| {
+            let gate = ggml_new_tensor_1d(ctx, ggml_type_GGML_TYPE_F32, 1);
+            ggml_set_input(gate);
+            ggml_set_name(gate, c"scatter_gate".as_ptr());
+            let drawn = ggml_step(ctx, ggml_scale_bias(ctx, gate, 1.0, -0.5));
+            fires = ggml_mul(ctx, fires, drawn);
+            gate
+        });
         let pick = ggml_cast(ctx, fires, ggml_type_GGML_TYPE_I32);
+        let medium = g.choose(sorted, scattered, pick);
 
         if gated {
-            let outside = ggml_fill(ctx, logits, f32::NEG_INFINITY);
+            // One pass over the row: + 0 where it declines, + (−inf) where
+            // it fires; then the medium's K values in place.
+            let cleared = ggml_add(
+                ctx,
+                logits,
+                g.gather(ggml_view_1d(ctx, outside, 2, size_of::<f32>()), pick),
+            );
             let rewritten = ggml_set_rows(
                 ctx,
-                ggml_reshape_2d(ctx, outside, 1, n),
-                ggml_reshape_2d(ctx, scattered, 1, k),
+                ggml_reshape_2d(ctx, cleared, 1, n),
+                ggml_reshape_2d(ctx, medium, 1, k),
                 index,
             );
-            data.logits = g.choose(logits, ggml_reshape_1d(ctx, rewritten, n), pick);
+            data.logits = ggml_reshape_1d(ctx, rewritten, n);
         } else {
-            data.logits = g.choose(sorted, scattered, pick);
+            data.logits = medium;
             data.candidates = if data.candidates.is_null() {
                 index
             } else {
@@ -244,7 +264,8 @@ unsafe fn probe<T>(plan: &Plan, f: impl FnOnce(Vec<*mut ggml_tensor>) -> T) -> O
             sampled: ptr::null_mut(),
             candidates: ggml_new_tensor_1d(ctx, ggml_type_GGML_TYPE_I32, PROBE_VOCABULARY),
         };
-        build(ctx, &mut data, plan);
+        let constants = Tensors::declare(ctx, medium_size(plan, data.logits));
+        build(ctx, &mut data, plan, constants);
         ggml_build_forward_expand(graph, data.logits);
         ggml_build_forward_expand(graph, data.candidates);
         let nodes = (0..ggml_graph_n_nodes(graph))
@@ -268,7 +289,7 @@ unsafe fn op_name(node: *mut ggml_tensor) -> String {
 
 /// A warning through llama.cpp's log callback (`llama_log_set`), where the
 /// user of the library looks for llama.cpp's own.
-fn warn(message: &str) {
+pub(super) fn warn(message: &str) {
     let Ok(message) = CString::new(message) else {
         return;
     };
@@ -342,7 +363,11 @@ impl Graph {
             let neg_entropy = ggml_sum(ctx, ggml_mul(ctx, p, ln_p));
             let h = ggml_clamp(
                 ctx,
-                ggml_div(ctx, ggml_neg(ctx, neg_entropy), ggml_log(ctx, m)),
+                ggml_div(
+                    ctx,
+                    ggml_neg(ctx, neg_entropy),
+                    ggml_log(ctx, ggml_clamp(ctx, m, 2.0, f32::MAX)),
+                ),
                 0.0,
                 1.0,
             );
@@ -416,7 +441,24 @@ mod tests {
             };
             ops.extend(names.expect("a probe context"));
         }
-        assert!(ops.contains("TRI") && ops.contains("TOP_K"), "ops: {ops:?}");
+        assert!(
+            ops.contains("TOP_K") && ops.contains("MUL_MAT"),
+            "ops: {ops:?}"
+        );
+        // The table lists the graph's ops and no other: an op the graph no
+        // longer uses leaves it.
+        let listed: BTreeSet<&str> = TABLE
+            .lines()
+            .filter_map(|line| {
+                let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+                (cells.len() == 6 && cells[2].starts_with("yes ")).then(|| cells[1])
+            })
+            .collect();
+        assert_eq!(
+            listed,
+            ops.iter().map(String::as_str).collect(),
+            "ops.md's rows"
+        );
         for op in &ops {
             let support = runs_on(op).unwrap_or_else(|| panic!("op {op} is not in ops.md"));
             assert_eq!(

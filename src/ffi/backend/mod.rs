@@ -22,6 +22,7 @@
 //! the graph, in `set_input`, and handed to the graph as an input: the same
 //! seed gives the same gate decisions on the backend and on the CPU.
 
+pub(crate) mod constants;
 mod graph;
 
 use super::bindings::{
@@ -43,6 +44,7 @@ pub(crate) unsafe extern "C" fn init(
         if !s.scatter.is_active() {
             return true;
         }
+        s.backend.constants.reset(buft);
         let runs = s.scatter.plan().is_some_and(|plan| {
             plan.k <= graph::MAX_MEDIUM
                 && !(plan.gated && n_outputs_max_per_seq > 1)
@@ -71,11 +73,25 @@ pub(crate) unsafe extern "C" fn apply(
         if ctx.is_null() || data.logits.is_null() || s.backend.runs != Some(true) {
             return;
         }
-        if let Some(plan) = s.scatter.plan() {
-            // SAFETY: checked above; the tensors are llama.cpp's.
-            let gate = unsafe { graph::build(ctx, data, &plan) };
-            s.backend.gates.push(gate);
-        }
+        let Some(plan) = s.scatter.plan() else {
+            return;
+        };
+        // SAFETY: checked above; the tensors are llama.cpp's, the buffer
+        // type the one `init` was given.
+        let constants = unsafe {
+            let k = graph::medium_size(&plan, data.logits);
+            s.backend.constants.get(k, plan.radius)
+        };
+        let Some(constants) = constants else {
+            graph::warn(
+                "llama_sampler_scatter_backend_apply: no room on the device for scatter's constants; \
+                 this graph leaves the logits unscattered\n",
+            );
+            return;
+        };
+        // SAFETY: as above; the constants are for this medium size.
+        let gate = unsafe { graph::build(ctx, data, &plan, constants) };
+        s.backend.gates.push(gate);
     })
 }
 
@@ -87,11 +103,14 @@ pub(crate) unsafe extern "C" fn set_input(smpl: *mut llama_sampler) {
             return;
         };
         for &gate in &s.backend.gates {
+            // Ungated, the draw only counts the apply (it always fires).
             let fires = f32::from(u8::from(s.scatter.draw_gate()));
-            // SAFETY: the tensor is an input of the graph being run, one
-            // f32, allocated by llama.cpp's scheduler before this call.
-            unsafe {
-                ggml_backend_tensor_set(gate, (&raw const fires).cast(), 0, size_of::<f32>());
+            if let Some(gate) = gate {
+                // SAFETY: the tensor is an input of the graph being run,
+                // one f32, allocated by llama.cpp's scheduler before this call.
+                unsafe {
+                    ggml_backend_tensor_set(gate, (&raw const fires).cast(), 0, size_of::<f32>());
+                }
             }
         }
     })
