@@ -4,16 +4,24 @@ without, in alternating runs, and with scatter falling back to the CPU (--scatte
 run and the medians. A benchmark, not a test.
 
     python3 bench/backend_sampling.py BUILD/bin MODEL.gguf [--runs 7] [--tokens 256] [--preset creative]
-        [--device-args "-ngl 99 -dev CUDA0"]
+        [--device-args "-ngl 99 -dev CUDA0" | --rpc-server BUILD/c_tests/scatter_rpc_server]
 
 Reads llama.cpp's own timing lines: "eval time" (the generated tokens; with -bs the sampling runs in
-that graph) and the whole run's "total time"."""
+that graph) and the whole run's "total time".
+
+With --rpc-server the model runs on a ggml RPC server that the script starts on a free loopback port
+(every layer and the output: "--rpc 127.0.0.1:PORT -ngl 99"), and the script also counts the bytes
+that cross the loopback interface: everything the host and the device exchange, the graph's
+description included, with TCP/IP headers. Per token: (bytes of a run of N tokens - bytes of a run of
+1 token) / (N - 1), so the model's upload and the prompt cancel out."""
 
 import argparse
 import os
 import re
+import socket
 import statistics
 import subprocess
+import time
 
 PROMPT = "Once upon a time, in a village by the sea,"
 
@@ -28,6 +36,43 @@ def run(bin_dir, model, tokens, seed, extra):
     return chain, eval_tps
 
 
+class RpcServer:
+    """The RPC server on a free loopback port, and the bytes it has read and written so far."""
+
+    def __init__(self, binary):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        self.proc = subprocess.Popen([binary, f"127.0.0.1:{self.port}"], stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL)
+        for _ in range(300):
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                return
+            except OSError:
+                time.sleep(0.1)
+        raise RuntimeError(f"the RPC server is not listening on 127.0.0.1:{self.port}")
+
+    def device_args(self):
+        return ["--rpc", f"127.0.0.1:{self.port}", "-ngl", "99"]
+
+    @staticmethod
+    def bytes():
+        """Bytes sent on the loopback interface so far (/proc/net/dev): the RPC traffic both ways, with
+        its TCP/IP headers, on a machine where nothing else talks on loopback. (ggml-rpc uses send and
+        recv, which a process's /proc/PID/io does not count.)"""
+        with open("/proc/net/dev") as f:
+            for line in f:
+                name, _, fields = line.partition(":")
+                if name.strip() == "lo":
+                    return int(fields.split()[8])
+        raise RuntimeError("no loopback interface in /proc/net/dev")
+
+    def stop(self):
+        self.proc.kill()
+        self.proc.wait()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("bin_dir")
@@ -36,19 +81,34 @@ def main():
     ap.add_argument("--tokens", type=int, default=256)
     ap.add_argument("--preset", default="creative")
     ap.add_argument("--device-args", default="", help="llama.cpp arguments that choose the device, for every run")
+    ap.add_argument("--rpc-server", help="scatter_rpc_server: run the model on it, and count the bytes")
     a = ap.parse_args()
-    device = a.device_args.split()
+    server = RpcServer(a.rpc_server) if a.rpc_server else None
+    device = server.device_args() if server else a.device_args.split()
     configs = {"-bs": device, f"-bs --scatter-preset {a.preset}": [*device, "--scatter-preset", a.preset],
                # k above the graph's 256 makes scatter fall back to the CPU (with the chain after it);
                # after top_k 40 the medium, and so the result, is the same as with k 64.
                f"-bs --scatter-preset {a.preset} --scatter-k 300": [*device, "--scatter-preset", a.preset,
                                                                     "--scatter-k", "300"]}
-    figures = {name: [] for name in configs}
-    for i in range(a.runs):
-        for name, extra in configs.items():
-            chain, tps = run(a.bin_dir, a.model, a.tokens, 100 + i, extra)
-            figures[name].append(tps)
-            print(f"run {i}  {name:32s} {tps:8.2f} tokens/s   chain: {chain}", flush=True)
+    try:
+        if server:
+            for name, extra in configs.items():
+                sent = []
+                for tokens in (1, a.tokens):
+                    before = server.bytes()
+                    run(a.bin_dir, a.model, tokens, 100, extra)
+                    sent.append(server.bytes() - before)
+                print(f"bytes  {name:32s} {(sent[1] - sent[0]) / (a.tokens - 1):10.0f} per token "
+                      f"(runs of 1 and {a.tokens} tokens: {sent[0]} and {sent[1]})", flush=True)
+        figures = {name: [] for name in configs}
+        for i in range(a.runs):
+            for name, extra in configs.items():
+                chain, tps = run(a.bin_dir, a.model, a.tokens, 100 + i, extra)
+                figures[name].append(tps)
+                print(f"run {i}  {name:32s} {tps:8.2f} tokens/s   chain: {chain}", flush=True)
+    finally:
+        if server:
+            server.stop()
     base = statistics.median(figures["-bs"])
     for name, values in figures.items():
         med = statistics.median(values)

@@ -74,6 +74,21 @@ struct llama_model * model_load(int argc, char ** argv) {
         mp.n_gpu_layers = 999;
         printf("model on device %s (%s)\n", ggml_backend_dev_name(devices[0]),
                ggml_backend_dev_description(devices[0]));
+#ifdef MODEL_LAYERS_ON_CPU
+        /* LLAMA_SCATTER_TEST_LAYERS=cpu: the repeating layers' weights stay on
+         * the CPU (and so their ops), only the output, and so the logits and
+         * the sampling graph, on the device: for a device as slow as a
+         * software one. (llama.h has the overrides since mid 2025; this is
+         * built only for the backend-sampling suite.) */
+        const char * layers = getenv("LLAMA_SCATTER_TEST_LAYERS");
+        if (layers && strcmp(layers, "cpu") == 0) {
+            static struct llama_model_tensor_buft_override overrides[2];
+            overrides[0].pattern = "blk\\.";
+            overrides[0].buft = ggml_backend_cpu_buffer_type();
+            mp.tensor_buft_overrides = overrides;
+            printf("the layers on the CPU, the output on %s\n", ggml_backend_dev_name(devices[0]));
+        }
+#endif
     }
     struct llama_model * model = llama_model_load_from_file(argv[1], mp);
     CHECK(model != NULL, "could not load %s", argv[1]);

@@ -1,7 +1,9 @@
 //! The C type behind every scatter sampler: the `ctx` of its
 //! `llama_sampler`, and the only code that turns a `llama_sampler *` back
 //! into it. A leaf: the callbacks (`callbacks.rs`, `backend/`) and the
-//! table that wires them (`iface.rs`) build on it, never it on them.
+//! table that wires them (`iface.rs`) build on it, never it on them (it
+//! holds the backend graph's constants, `backend/constants.rs`, a leaf
+//! of its own).
 //!
 //! Ownership: `wrap` makes the `ctx` with `Box::into_raw`; the `free`
 //! callback releases it; the `llama_sampler` shell belongs to llama.cpp,
