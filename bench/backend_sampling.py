@@ -11,16 +11,19 @@ that graph) and the whole run's "total time".
 
 With --rpc-server the model runs on a ggml RPC server that the script starts on a free loopback port
 (every layer and the output: "--rpc 127.0.0.1:PORT -ngl 99"), and the script also counts the bytes
-that cross the loopback interface: everything the host and the device exchange, the graph's
-description included, with TCP/IP headers. Per token: (bytes of a run of N tokens - bytes of a run of
-1 token) / (N - 1), so the model's upload and the prompt cancel out."""
+the server sends and receives (bench/rpc-bytes.c, preloaded into it: its send and recv calls):
+everything the host and the device exchange, the graph's description included. Per token: (bytes of
+a run of N tokens - bytes of a run of 1 token) / (N - 1), so the model's upload and the prompt cancel
+out."""
 
 import argparse
 import os
 import re
 import socket
 import statistics
+import struct
 import subprocess
+import tempfile
 import time
 
 PROMPT = "Once upon a time, in a village by the sea,"
@@ -37,14 +40,18 @@ def run(bin_dir, model, tokens, seed, extra):
 
 
 class RpcServer:
-    """The RPC server on a free loopback port, and the bytes it has read and written so far."""
+    """The RPC server on a free loopback port, with the bytes its sockets have moved so far counted by
+    bench/rpc-bytes.c (preloaded) in a file."""
 
     def __init__(self, binary):
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             self.port = s.getsockname()[1]
+        shim = os.path.join(os.path.dirname(binary), os.pardir, "bench", "scatter-rpc-bytes.so")
+        self.counts = tempfile.NamedTemporaryFile(prefix="scatter-rpc-bytes-")
+        env = dict(os.environ, LD_PRELOAD=os.path.abspath(shim), SCATTER_RPC_BYTES=self.counts.name)
         self.proc = subprocess.Popen([binary, f"127.0.0.1:{self.port}"], stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL)
+                                     stderr=subprocess.DEVNULL, env=env)
         for _ in range(300):
             try:
                 socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
@@ -56,21 +63,16 @@ class RpcServer:
     def device_args(self):
         return ["--rpc", f"127.0.0.1:{self.port}", "-ngl", "99"]
 
-    @staticmethod
-    def bytes():
-        """Bytes sent on the loopback interface so far (/proc/net/dev): the RPC traffic both ways, with
-        its TCP/IP headers, on a machine where nothing else talks on loopback. (ggml-rpc uses send and
-        recv, which a process's /proc/PID/io does not count.)"""
-        with open("/proc/net/dev") as f:
-            for line in f:
-                name, _, fields = line.partition(":")
-                if name.strip() == "lo":
-                    return int(fields.split()[8])
-        raise RuntimeError("no loopback interface in /proc/net/dev")
+    def bytes(self):
+        """Bytes the server has sent and received so far."""
+        with open(self.counts.name, "rb") as f:
+            sent, received = struct.unpack("=QQ", f.read(16))
+        return sent + received
 
     def stop(self):
         self.proc.kill()
         self.proc.wait()
+        self.counts.close()
 
 
 def main():
@@ -100,10 +102,13 @@ def main():
                     sent.append(server.bytes() - before)
                 print(f"bytes  {name:32s} {(sent[1] - sent[0]) / (a.tokens - 1):10.0f} per token "
                       f"(runs of 1 and {a.tokens} tokens: {sent[0]} and {sent[1]})", flush=True)
-        figures = {name: [] for name in configs}
+        # Round i runs every configuration once, starting with the i-th, so that no configuration
+        # always comes first (or after the same one).
+        names = list(configs)
+        figures = {name: [] for name in names}
         for i in range(a.runs):
-            for name, extra in configs.items():
-                chain, tps = run(a.bin_dir, a.model, a.tokens, 100 + i, extra)
+            for name in names[i % len(names):] + names[:i % len(names)]:
+                chain, tps = run(a.bin_dir, a.model, a.tokens, 100 + i, configs[name])
                 figures[name].append(tps)
                 print(f"run {i}  {name:32s} {tps:8.2f} tokens/s   chain: {chain}", flush=True)
     finally:
@@ -112,8 +117,10 @@ def main():
     base = statistics.median(figures["-bs"])
     for name, values in figures.items():
         med = statistics.median(values)
+        ratios = [v / b for v, b in zip(values, figures["-bs"])]
         print(f"median {name:32s} {med:8.2f} tokens/s  ({med / base:.3f} x -bs alone; "
-              f"min {min(values):.2f}, max {max(values):.2f})")
+              f"min {min(values):.2f}, max {max(values):.2f}; the same round's ratio: median "
+              f"{statistics.median(ratios):.3f}, {min(ratios):.3f}-{max(ratios):.3f})")
 
 
 if __name__ == "__main__":

@@ -28,12 +28,13 @@
 //!   `-inf`.
 //!
 //! Fast math (CUDA's `-use_fast_math`, Metal's default) may assume no inf
-//! or NaN in transcendental functions: the graph computes none. `-inf`
-//! arrives in the input (earlier samplers' masks), goes through `soft_max`
-//! as in llama.cpp's own `dist` and attention, and through add, scale and
-//! step comparisons only; it is written by adding the constant `−inf`,
-//! never as `ln 0`. Rows that a 0/1 index discards (m < 2) may hold
-//! anything; none is read.
+//! or NaN: no result relies on either. `-inf` arrives in the input
+//! (earlier samplers' masks), goes through `soft_max` as in llama.cpp's
+//! own `dist` and every backend's attention mask, and otherwise through
+//! add, scale and step comparisons only; it is written by adding the
+//! constant `−inf`, never computed as `ln 0`. Rows that a 0/1 index
+//! discards (m < 2) may hold anything, NaN where no logit is finite; none
+//! is read.
 //!
 //! Precision: f32 throughout, where the CPU path computes in f64; the
 //! tests (`c_tests/test_backend_sampling.c`) state and check the
