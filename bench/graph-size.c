@@ -1,6 +1,7 @@
 /* How many nodes (operations) one apply adds to llama.cpp's sampling graph under backend
  * sampling, for llama.cpp's samplers and scatter's presets, in the chain where each runs:
- * `top_k 40 -> scatter -> temp 0.8 -> dist` on a 262,144-logit row. On a GPU each node that
+ * `top_k 40 -> scatter -> temp 0.8 -> dist` on a 262,144-logit row, and scatter first on the
+ * whole row. On a GPU each node that
  * computes is a kernel launch, which is what a sampler costs there. A benchmark: it reports,
  * it checks nothing (BENCHMARKS.md, "Backend sampling").
  *
@@ -85,6 +86,13 @@ int main(void) {
         snprintf(label, sizeof label, "top_k 40 -> scatter %s -> temp 0.8 -> dist", llama_scatter_preset_name(i));
         measure(label, chain);
     }
+    /* Scatter first: the whole row, cut with ggml_top_k inside its graph. */
+    struct llama_scatter_params creative;
+    llama_scatter_preset_params("creative", &creative);
+    creative.seed = 1;
+    struct llama_sampler * first[] = {
+        llama_sampler_init_scatter_params(&creative), llama_sampler_init_temp(0.8f), llama_sampler_init_dist(1), NULL };
+    measure("scatter creative -> temp 0.8 -> dist (the whole row)", first);
     llama_backend_free();
     return 0;
 }

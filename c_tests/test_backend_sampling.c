@@ -9,8 +9,9 @@
  *    the backend (an unsorted medium) equals what it leaves on the CPU
  *    (same tokens, each probability within TOLERANCE, the collision gate
  *    deciding the same way from the same seed) for every such preset, also
- *    after top_p and min_p (which mask with -inf on the backend), and the
- *    input ranking is kept; generated with dist on the backend, every token
+ *    after top_p and min_p (which mask with -inf on the backend), and on
+ *    the whole vocabulary (adaptive, collision: no top_k before it), and
+ *    the input ranking is kept; generated with dist on the backend, every token
  *    is sampled there and every step counted; greedy text is unchanged; a
  *    sequence left idle beside a decoded one is harmless;
  *  - with absorption the chain falls back to the CPU at scatter
@@ -34,15 +35,20 @@ static const double TOLERANCE = 1e-6;
 
 static const char PROMPT[] = "Once upon a time, in a village by the sea,";
 
-/* top_k 40 -> [top_p 0.9 -> min_p 0.05] -> [scatter] -> [temp 0.8 -> dist | greedy (top_k 1 -> dist) | nothing];
- * *scatter_out gets the scatter sampler (owned by the chain) or NULL. */
+/* [top_k 40 -> [top_p 0.9 -> min_p 0.05]] -> [scatter] -> [temp 0.8 -> dist | greedy (top_k 1 -> dist) | nothing];
+ * *scatter_out gets the scatter sampler (owned by the chain) or NULL. Before
+ * scatter: top_k (a short row: the graph sorts it whole), top_k and the masks,
+ * or nothing (the whole vocabulary: the graph cuts it with ggml_top_k). */
+enum before { BEFORE_TOP_K, BEFORE_TOP_K_MASKS, BEFORE_NOTHING };
 enum tail { TAIL_DIST, TAIL_GREEDY, TAIL_NONE };
 
-static struct llama_sampler * chain_masked(const struct llama_scatter_params * scatter, bool masked, enum tail tail,
-                                           struct llama_sampler ** scatter_out) {
+static struct llama_sampler * chain_before(const struct llama_scatter_params * scatter, enum before before,
+                                           enum tail tail, struct llama_sampler ** scatter_out) {
     struct llama_sampler * chain = llama_sampler_chain_init(llama_sampler_chain_default_params());
-    llama_sampler_chain_add(chain, llama_sampler_init_top_k(TOP_K));
-    if (masked) {
+    if (before != BEFORE_NOTHING) {
+        llama_sampler_chain_add(chain, llama_sampler_init_top_k(TOP_K));
+    }
+    if (before == BEFORE_TOP_K_MASKS) {
         /* On the backend these mask with -inf instead of shrinking. */
         llama_sampler_chain_add(chain, llama_sampler_init_top_p(0.9f, 1));
         llama_sampler_chain_add(chain, llama_sampler_init_min_p(0.05f, 1));
@@ -67,7 +73,7 @@ static struct llama_sampler * chain_masked(const struct llama_scatter_params * s
 
 static struct llama_sampler * chain_with(const struct llama_scatter_params * scatter, enum tail tail,
                                          struct llama_sampler ** scatter_out) {
-    return chain_masked(scatter, false, tail, scatter_out);
+    return chain_before(scatter, BEFORE_TOP_K, tail, scatter_out);
 }
 
 /* A context for `model`, with `chain` attached for backend sampling unless
@@ -191,8 +197,10 @@ static double compare_step(const char * label, int step, struct llama_context * 
     const uint32_t n_out = llama_get_sampled_logits_count_ith(backend_ctx, -1);
     const float * out_logits = llama_get_sampled_logits_ith(backend_ctx, -1);
     const llama_token * out_ids = llama_get_sampled_candidates_ith(backend_ctx, -1);
-    CHECK(out_logits != NULL && out_ids != NULL &&
-          llama_get_sampled_candidates_count_ith(backend_ctx, -1) == n_out,
+    /* A whole row that no sampler shrank has no candidates of its own:
+     * llama.cpp then hands out the vocabulary's ids. */
+    const size_t n_ids = llama_get_sampled_candidates_count_ith(backend_ctx, -1);
+    CHECK(out_logits != NULL && out_ids != NULL && (n_ids == n_out || (n_ids == 0 && n_out == (uint32_t) n_vocab)),
           "%s step %d: the backend left no logits or candidates", label, step);
     double worst = INFINITY;
     if (out_logits && out_ids) {
@@ -241,12 +249,12 @@ static double compare_step(const char * label, int step, struct llama_context * 
 
 /* For a preset without absorption: the same steps of a greedy continuation
  * in a backend-sampling context and a CPU context, compared step by step. */
-static void compare_preset(struct llama_model * model, const struct llama_scatter_params * params, bool masked,
-                           const char * label) {
+static void compare_preset(struct llama_model * model, const struct llama_scatter_params * params,
+                           enum before before, const char * label) {
     struct llama_sampler * backend_scatter = NULL;
     struct llama_sampler * cpu_scatter = NULL;
-    struct llama_sampler * backend_chain = chain_masked(params, masked, TAIL_NONE, &backend_scatter);
-    struct llama_sampler * cpu_chain = chain_masked(params, masked, TAIL_NONE, &cpu_scatter);
+    struct llama_sampler * backend_chain = chain_before(params, before, TAIL_NONE, &backend_scatter);
+    struct llama_sampler * cpu_chain = chain_before(params, before, TAIL_NONE, &cpu_scatter);
     struct llama_context * backend_ctx = context_for(model, backend_chain);
     struct llama_context * cpu_ctx = context_for(model, NULL);
     if (backend_ctx && cpu_ctx) {
@@ -356,28 +364,30 @@ int main(int argc, char ** argv) {
     for (size_t i = 0; i < presets_count(); i++) {
         const struct llama_scatter_params p = preset_with_seed(i, 7);
         if (p.absorption <= 0.0f) {
-            compare_preset(model, &p, false, llama_scatter_preset_name(i));
+            compare_preset(model, &p, BEFORE_TOP_K, llama_scatter_preset_name(i));
         }
         if (strcmp(llama_scatter_preset_name(i), "creative") == 0) {
             creative = p;
         }
     }
-    compare_preset(model, &creative, true, "creative after top_p and min_p");
+    compare_preset(model, &creative, BEFORE_TOP_K_MASKS, "creative after top_p and min_p");
     for (size_t i = 0; i < presets_count(); i++) {
         const struct llama_scatter_params p = preset_with_seed(i, 7);
         const char * name = llama_scatter_preset_name(i);
         if (strcmp(name, "adaptive") == 0 || strcmp(name, "collision") == 0) {
             char label[64];
             snprintf(label, sizeof label, "%s after top_p and min_p", name);
-            compare_preset(model, &p, true, label);
+            compare_preset(model, &p, BEFORE_TOP_K_MASKS, label);
+            snprintf(label, sizeof label, "%s on the whole vocabulary", name);
+            compare_preset(model, &p, BEFORE_NOTHING, label);
         }
     }
     creative.k = 16;
-    compare_preset(model, &creative, false, "creative, k 16");
+    compare_preset(model, &creative, BEFORE_TOP_K, "creative, k 16");
     creative.k = 64;
     creative.steps = 3;
     creative.radius = 6.0f;
-    compare_preset(model, &creative, false, "creative, steps 3, radius 6");
+    compare_preset(model, &creative, BEFORE_TOP_K, "creative, steps 3, radius 6");
     creative.steps = 1;
     creative.radius = 2.5f;
 

@@ -7,7 +7,7 @@
 //! samplers leave) is known only when llama.cpp builds a graph, so a
 //! sampler keeps one set per `K` it has met: one or two in practice (the
 //! chain's, and the full vocabulary's when a graph is reserved), each
-//! `3·K² + 3` floats (768 KiB at the largest K, 256). A leaf: it knows
+//! `2·K² + 3` floats (512 KiB at the largest K, 256). A leaf: it knows
 //! ggml, not the sampler.
 
 use super::super::bindings::*;
@@ -20,10 +20,8 @@ pub(crate) struct Tensors {
     /// dense (the CPU path stops where the weight is below 2⁻⁶⁰, far
     /// below the resolution of f32 sums that hold a weight of 1).
     pub(crate) kernel: *mut ggml_tensor,
-    /// K × K: −1 where column ≤ row, else 0 (row i of the order clamp's
-    /// grid is `−blended` over columns 0..=i, exactly).
-    pub(crate) below: *mut ggml_tensor,
-    /// K × K: 0 where column ≤ row, else −2 (below every `−blended` ∈ [−1, 0]).
+    /// K × K: 0 where column ≤ row, else −2: added to `−blended` ∈ [−1, 0],
+    /// it keeps columns 0..=i of row i exactly and moves the rest below them.
     pub(crate) above: *mut ggml_tensor,
     /// `[−inf, 0, −inf]`: read, never computed, wherever the graph writes
     /// `−inf` (`ln 0` or `0 · inf` would rely on what fast math may drop).
@@ -31,15 +29,14 @@ pub(crate) struct Tensors {
 }
 
 impl Tensors {
-    /// The four tensors in `ctx`, without data.
+    /// The three tensors in `ctx`, without data.
     ///
-    /// SAFETY: `ctx` is a live ggml context with room for four tensors.
+    /// SAFETY: `ctx` is a live ggml context with room for three tensors.
     pub(crate) unsafe fn declare(ctx: *mut ggml_context, k: i64) -> Self {
         unsafe {
             let square = || ggml_new_tensor_2d(ctx, ggml_type_GGML_TYPE_F32, k, k);
             Self {
                 kernel: square(),
-                below: square(),
                 above: square(),
                 outside: ggml_new_tensor_1d(ctx, ggml_type_GGML_TYPE_F32, 3),
             }
@@ -48,7 +45,7 @@ impl Tensors {
 
     /// Each tensor with its host values, in ggml's row-major order (row i,
     /// column j at `i·K + j`).
-    fn with_values(self, k: usize, radius: f64) -> [(*mut ggml_tensor, Vec<f32>); 4] {
+    fn with_values(self, k: usize, radius: f64) -> [(*mut ggml_tensor, Vec<f32>); 3] {
         let grid = |f: &dyn Fn(usize, usize) -> f32| -> Vec<f32> {
             (0..k * k).map(|at| f(at / k, at % k)).collect()
         };
@@ -58,7 +55,6 @@ impl Tensors {
                 self.kernel,
                 grid(&|i, j| (-((i.abs_diff(j) as f64).powi(2)) / two_r2).exp() as f32),
             ),
-            (self.below, grid(&|i, j| if j <= i { -1.0 } else { 0.0 })),
             (self.above, grid(&|i, j| if j <= i { 0.0 } else { -2.0 })),
             (
                 self.outside,
@@ -123,7 +119,7 @@ impl Store {
         }
         unsafe {
             let ctx = ggml_init(ggml_init_params {
-                mem_size: 4 * ggml_tensor_overhead(),
+                mem_size: 3 * ggml_tensor_overhead(),
                 mem_buffer: ptr::null_mut(),
                 no_alloc: true,
             });

@@ -16,7 +16,7 @@
 //!   kept 0;
 //! - the order clamp is a cumulative minimum: `argmax` over each row of a
 //!   K × K grid of `-blended` whose entries above the diagonal are moved
-//!   below every other by two constant masks;
+//!   below every other by a constant mask;
 //! - what SPEC leaves untouched (gate declined, m < 2, a `+inf` logit) is
 //!   selected with `get_rows` on a 0/1 index, never by arithmetic that
 //!   could turn `-inf` into NaN;
@@ -48,8 +48,8 @@ use std::ffi::{CStr, CString};
 use std::ptr;
 
 /// Largest `k` scattered on the backend: the kernel and the order clamp's
-/// masks are dense K × K constants (256 KiB each at 256). Every preset
-/// uses 64.
+/// mask are dense K × K constants (256 KiB each at 256). Every preset uses
+/// 64. Also the longest row sorted whole.
 pub(super) const MAX_MEDIUM: usize = 256;
 
 /// The medium size of an apply on `logits`: `K = min(k, n)`.
@@ -85,7 +85,6 @@ pub(super) unsafe fn build(
     } = *plan;
     let Tensors {
         kernel,
-        below,
         above,
         outside,
     } = constants;
@@ -95,12 +94,23 @@ pub(super) unsafe fn build(
         let logits = ggml_reshape_1d(ctx, data.logits, n);
         let k = medium_size(plan, logits);
 
-        // SPEC §4.3 step 1: the medium, sorted, and its finite indicator.
-        let top = ggml_top_k(ctx, logits, k as i32);
-        let top_logits = g.gather(logits, top);
-        let order = ggml_argsort(ctx, top_logits, ggml_sort_order_GGML_SORT_ORDER_DESC);
-        let index = g.gather(top, order);
-        let sorted = g.gather(top_logits, order);
+        // SPEC §4.3 step 1: the medium, sorted, and its finite indicator. A
+        // row that earlier samplers shrank to at most MAX_MEDIUM is sorted
+        // whole (two kernels); a longer one is cut to its top K first (five:
+        // `top_k` leaves them in no order).
+        let index = if n <= MAX_MEDIUM as i64 {
+            let order = ggml_argsort(ctx, logits, ggml_sort_order_GGML_SORT_ORDER_DESC);
+            ggml_view_1d(ctx, order, k, 0)
+        } else {
+            let top = ggml_top_k(ctx, logits, k as i32);
+            let order = ggml_argsort(
+                ctx,
+                g.gather(logits, top),
+                ggml_sort_order_GGML_SORT_ORDER_DESC,
+            );
+            g.gather(top, order)
+        };
+        let sorted = g.gather(logits, index);
         let finite = ggml_step(ctx, ggml_scale_bias(ctx, sorted, 1.0, f32::MAX));
         let m = ggml_sum(ctx, finite);
 
@@ -122,30 +132,31 @@ pub(super) unsafe fn build(
             );
         }
 
-        // §4.4 and step 4: the strength, the blend.
-        let blended = match &adaptive {
+        // §4.4 and step 4: the strength, the blend, negated (exactly: every
+        // rounding is symmetric), as the order clamp wants it.
+        let negated = match &adaptive {
             None => ggml_add(
                 ctx,
-                ggml_scale(ctx, p, (1.0 - strength) as f32),
-                ggml_scale(ctx, q, strength as f32),
+                ggml_scale(ctx, p, (strength - 1.0) as f32),
+                ggml_scale(ctx, q, -strength as f32),
             ),
             Some(curve) => {
                 let s = g.adaptive_strength(p, m, strength, curve.min, curve.max, curve.target);
-                ggml_add(
+                ggml_sub(
                     ctx,
-                    ggml_mul(ctx, p, ggml_scale_bias(ctx, s, -1.0, 1.0)),
+                    ggml_mul(ctx, p, ggml_scale_bias(ctx, s, 1.0, -1.0)),
                     ggml_mul(ctx, q, s),
                 )
             }
         };
 
         // The exact order clamp (a cumulative minimum), then the sum to 1:
-        // row i of the K × K grid `below · blended + above` is −blended over
-        // columns ≤ i and −2 past it, so its argmax is the smallest blended
-        // among ranks 0..=i. Finite values only, the kept entries exact.
-        let grid = ggml_add(ctx, ggml_mul(ctx, below, blended), above);
-        let running_min = ggml_argmax(ctx, grid);
-        let clamped = g.gather(blended, running_min);
+        // row i of the K × K grid `above + (−blended)` is −blended over
+        // columns ≤ i (+ 0, exact) and below −2 past it, so its argmax is the
+        // smallest blended among ranks 0..=i. Finite values only. The
+        // quotient of the negated values is the blend's own.
+        let running_min = ggml_argmax(ctx, ggml_add(ctx, above, negated));
+        let clamped = g.gather(negated, running_min);
         let settled = ggml_div(ctx, clamped, ggml_sum(ctx, clamped));
 
         // §4.6: ln(max(p, ε)), `-inf` (read from `outside`) for the masked.
