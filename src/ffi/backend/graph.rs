@@ -383,21 +383,21 @@ impl Graph {
                 0.0,
                 1.0,
             );
-            let below = (target > 0.0).then(|| {
+            let before_target = (target > 0.0).then(|| {
                 let slope = (strength - max) / target;
                 ggml_scale_bias(ctx, h, slope as f32, max as f32)
             });
-            let above = (target < 1.0).then(|| {
+            let after_target = (target < 1.0).then(|| {
                 let slope = (min - strength) / (1.0 - target);
                 ggml_scale_bias(ctx, h, slope as f32, (strength - slope * target) as f32)
             });
-            let s = match (below, above) {
-                (Some(below), Some(above)) => {
-                    let is_below = ggml_step(ctx, ggml_scale_bias(ctx, h, -1.0, target as f32));
+            let s = match (before_target, after_target) {
+                (Some(before_target), Some(after_target)) => {
+                    let is_before = ggml_step(ctx, ggml_scale_bias(ctx, h, -1.0, target as f32));
                     ggml_add(
                         ctx,
-                        above,
-                        ggml_mul(ctx, ggml_sub(ctx, below, above), is_below),
+                        after_target,
+                        ggml_mul(ctx, ggml_sub(ctx, before_target, after_target), is_before),
                     )
                 }
                 (Some(only), None) | (None, Some(only)) => only,
