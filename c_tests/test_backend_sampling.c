@@ -7,7 +7,7 @@
  *  - an active scatter without absorption runs there (`+scatter`): on the
  *    steps of a greedy continuation, what top_k(40) -> scatter leaves on
  *    the backend (an unsorted medium) equals what it leaves on the CPU
- *    (same tokens, each probability within TOLERANCE, the collision gate
+ *    (same tokens, each probability within BACKEND_TOLERANCE, the collision gate
  *    deciding the same way from the same seed) for every such preset, also
  *    after top_p and min_p (which mask with -inf on the backend), and on
  *    the whole vocabulary (adaptive, collision: no top_k before it), and
@@ -23,15 +23,12 @@
 #include <string.h>
 
 #include "llama-scatter.h"
+#include "support/compare.h"
 #include "support/harness.h"
 #include "support/model.h"
 #include "support/presets.h"
 
 enum { N_PREDICT = 24, N_COMPARE = 12, TOP_K = 40 };
-
-/* The backend computes in f32 with ggml's kernels, the CPU path in f64
- * rounded once: probabilities, compared rank by rank, differ by at most this. */
-static const double TOLERANCE = 1e-6;
 
 static const char PROMPT[] = "Once upon a time, in a village by the sea,";
 
@@ -133,48 +130,7 @@ static bool same_text(const struct run * a, const struct run * b) {
     return a->n == b->n && memcmp(a->tokens, b->tokens, (size_t) a->n * sizeof a->tokens[0]) == 0;
 }
 
-/* A chain's output: the finite candidates by logit descending, with the
- * softmax of their logits in f64. */
-struct output {
-    llama_token_data * data;
-    size_t n;
-};
-
-static int by_logit_desc(const void * a, const void * b) {
-    const float x = ((const llama_token_data *) a)->logit;
-    const float y = ((const llama_token_data *) b)->logit;
-    return (x < y) - (x > y);
-}
-
-static int by_id(const void * a, const void * b) {
-    const llama_token x = ((const llama_token_data *) a)->id;
-    const llama_token y = ((const llama_token_data *) b)->id;
-    return (x > y) - (x < y);
-}
-
-static struct output finite_sorted(const llama_token * ids, const float * logits, size_t n) {
-    struct output o = { malloc(n * sizeof(llama_token_data)), 0 };
-    for (size_t i = 0; i < n; i++) {
-        if (isfinite(logits[i])) {
-            o.data[o.n++] = (llama_token_data) { ids ? ids[i] : (llama_token) i, logits[i], 0.0f };
-        }
-    }
-    qsort(o.data, o.n, sizeof o.data[0], by_logit_desc);
-    return o;
-}
-
-static void softmax(const struct output * o, double * p) {
-    double total = 0.0;
-    for (size_t i = 0; i < o->n; i++) {
-        p[i] = exp((double) o->data[i].logit - (double) o->data[0].logit);
-        total += p[i];
-    }
-    for (size_t i = 0; i < o->n; i++) {
-        p[i] /= total;
-    }
-}
-
-/* The backend's output of the step just decoded in `backend_ctx` against
+/* The device's output of the step just decoded in `backend_ctx` against
  * `cpu_chain` applied to the raw logits of `cpu_ctx`; returns the largest
  * difference of a probability. */
 static double compare_step(const char * label, int step, struct llama_context * backend_ctx,
@@ -186,13 +142,6 @@ static double compare_step(const char * label, int step, struct llama_context * 
     }
     llama_token_data_array arr = { cur, (size_t) n_vocab, -1, false };
     llama_sampler_apply(cpu_chain, &arr);
-    float * cpu_logits = malloc(arr.size * sizeof(float));
-    llama_token * cpu_ids = malloc(arr.size * sizeof(llama_token));
-    for (size_t i = 0; i < arr.size; i++) {
-        cpu_ids[i] = arr.data[i].id;
-        cpu_logits[i] = arr.data[i].logit;
-    }
-    const struct output cpu = finite_sorted(cpu_ids, cpu_logits, arr.size);
 
     const uint32_t n_out = llama_get_sampled_logits_count_ith(backend_ctx, -1);
     const float * out_logits = llama_get_sampled_logits_ith(backend_ctx, -1);
@@ -204,45 +153,8 @@ static double compare_step(const char * label, int step, struct llama_context * 
           "%s step %d: the backend left no logits or candidates", label, step);
     double worst = INFINITY;
     if (out_logits && out_ids) {
-        const struct output backend = finite_sorted(out_ids, out_logits, n_out);
-        CHECK(backend.n == cpu.n, "%s step %d: %zu candidates on the backend, %zu on the CPU", label, step,
-              backend.n, cpu.n);
-        if (backend.n == cpu.n) {
-            worst = 0.0;
-            double * p_cpu = malloc(cpu.n * sizeof(double));
-            double * p_backend = malloc(cpu.n * sizeof(double));
-            softmax(&cpu, p_cpu);
-            softmax(&backend, p_backend);
-            for (size_t i = 0; i < cpu.n; i++) {
-                worst = fmax(worst, fabs(p_cpu[i] - p_backend[i]));
-            }
-            /* The ranking of the input kept: along the raw logits, the
-             * backend's logits never increase (tied raw logits may take
-             * either order). */
-            llama_token_data * by_raw = malloc(backend.n * sizeof(llama_token_data));
-            for (size_t i = 0; i < backend.n; i++) {
-                by_raw[i] = (llama_token_data) { backend.data[i].id, raw[backend.data[i].id], backend.data[i].logit };
-            }
-            qsort(by_raw, backend.n, sizeof by_raw[0], by_logit_desc);
-            for (size_t i = 1; i < backend.n; i++) {
-                CHECK(by_raw[i].p <= by_raw[i - 1].p || by_raw[i].logit == by_raw[i - 1].logit,
-                      "%s step %d: rank %zu rose above rank %zu", label, step, i, i - 1);
-            }
-            qsort(backend.data, backend.n, sizeof backend.data[0], by_id);
-            qsort(cpu.data, cpu.n, sizeof cpu.data[0], by_id);
-            for (size_t i = 0; i < cpu.n; i++) {
-                CHECK(backend.data[i].id == cpu.data[i].id, "%s step %d: the medium differs from the CPU's", label,
-                      step);
-            }
-            free(by_raw);
-            free(p_cpu);
-            free(p_backend);
-        }
-        free(backend.data);
+        worst = compare_backend_output(label, step, out_logits, out_ids, n_out, &arr, raw, true);
     }
-    free(cpu.data);
-    free(cpu_logits);
-    free(cpu_ids);
     free(cur);
     return worst;
 }
@@ -280,7 +192,7 @@ static void compare_preset(struct llama_model * model, const struct llama_scatte
             start = n;
             tokens[n++] = next;
         }
-        CHECK(worst <= TOLERANCE, "%s: a probability differs by %.3g between backend and CPU", label, worst);
+        CHECK(worst <= BACKEND_TOLERANCE, "%s: a probability differs by %.3g between backend and CPU", label, worst);
         printf("%s: largest difference of a probability, backend vs CPU: %.3g\n", label, worst);
         struct llama_scatter_stats b;
         struct llama_scatter_stats c;

@@ -36,7 +36,7 @@ endforeach()
 # pass libFuzzer's -Z flags), each target for LLAMA_SCATTER_FUZZ_SECONDS
 # starting from the committed seed corpus.
 set(LLAMA_SCATTER_FUZZ_SECONDS 30 CACHE STRING "Seconds each fuzz target runs in the smoke test")
-find_program(CARGO_FUZZ_EXECUTABLE cargo-fuzz HINTS "$ENV{HOME}/.cargo/bin" REQUIRED)
+find_program(CARGO_FUZZ_EXECUTABLE cargo-fuzz HINTS "$ENV{CARGO_HOME}/bin" "$ENV{HOME}/.cargo/bin" REQUIRED)
 foreach(target core_sequence c_api)
     file(MAKE_DIRECTORY "${PROJECT_BINARY_DIR}/fuzz-corpus/${target}")
     add_test(NAME fuzz_${target}

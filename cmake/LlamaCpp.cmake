@@ -24,7 +24,14 @@ set(LLAMA_SCATTER_LLAMA_CPP "0.3.36" CACHE STRING
     "llama.cpp tree used when LLAMA_CPP_SOURCE_DIR is not given: a name of scripts/llama-cpp-trees.tsv or a PACKAGE==VERSION (fetched), or an absolute path")
 set(LLAMA_SCATTER_PINNED_TREE "0.3.36")
 if(IS_ABSOLUTE "${LLAMA_SCATTER_LLAMA_CPP}")
-    # A path: your own tree (what the matrix presets take as LLAMA_SCATTER_MATRIX=/path).
+    # A path: your own tree. The matrix presets name their build folder after
+    # LLAMA_SCATTER_MATRIX, which a path would turn into nested folders.
+    if(PROJECT_BINARY_DIR MATCHES "/build-matrix-/")
+        message(FATAL_ERROR "LLAMA_SCATTER_MATRIX takes a name of scripts/llama-cpp-trees.tsv or a "
+            "PACKAGE==VERSION. For the tree at ${LLAMA_SCATTER_LLAMA_CPP}, name the build folder:\n"
+            "  cmake --preset matrix -B build-matrix-NAME -DLLAMA_SCATTER_LLAMA_CPP=${LLAMA_SCATTER_LLAMA_CPP}\n"
+            "  cmake --build build-matrix-NAME && ctest --test-dir build-matrix-NAME")
+    endif()
     set(_fetched_dir "${LLAMA_SCATTER_LLAMA_CPP}")
 elseif(LLAMA_SCATTER_LLAMA_CPP STREQUAL LLAMA_SCATTER_PINNED_TREE)
     set(_fetched_dir "${PROJECT_SOURCE_DIR}/.deps/llama.cpp")

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device.h"
 #include "ggml-backend.h"
 #include "harness.h"
 
@@ -12,49 +13,6 @@ static void quiet_log(enum ggml_log_level level, const char * text, void * user)
     if (level == GGML_LOG_LEVEL_ERROR) {
         fputs(text, stderr);
     }
-}
-
-/* The first device of the RPC server at `endpoint`, or NULL. */
-static ggml_backend_dev_t rpc_device(const char * endpoint) {
-    ggml_backend_reg_t rpc = ggml_backend_reg_by_name("RPC");
-    CHECK(rpc != NULL, "LLAMA_SCATTER_TEST_RPC is set but this llama.cpp has no RPC backend (GGML_RPC)");
-    if (!rpc) {
-        return NULL;
-    }
-    typedef ggml_backend_reg_t (*add_server_fn)(const char * endpoint);
-    /* ISO C converts no object pointer to a function pointer; POSIX
-     * (dlsym) guarantees the representations agree. */
-    void * address = ggml_backend_reg_get_proc_address(rpc, "ggml_backend_rpc_add_server");
-    add_server_fn add_server = NULL;
-    if (address) {
-        memcpy(&add_server, &address, sizeof add_server);
-    }
-    ggml_backend_reg_t server = add_server ? add_server(endpoint) : NULL;
-    CHECK(server != NULL && ggml_backend_reg_dev_count(server) > 0, "no RPC device at %s", endpoint);
-    if (!server || ggml_backend_reg_dev_count(server) == 0) {
-        return NULL;
-    }
-    /* The model gets the device itself (llama_model_params.devices), so the
-     * server's registry need not join ggml's list, as --rpc makes it. */
-    return ggml_backend_reg_dev_get(server, 0);
-}
-
-ggml_backend_dev_t model_device(void) {
-    static bool chosen = false;
-    static ggml_backend_dev_t device = NULL;
-    if (chosen) {
-        return device;
-    }
-    chosen = true;
-    const char * endpoint = getenv("LLAMA_SCATTER_TEST_RPC");
-    const char * name = getenv("LLAMA_SCATTER_TEST_DEVICE");
-    if (endpoint && *endpoint) {
-        device = rpc_device(endpoint);
-    } else if (name && *name) {
-        device = ggml_backend_dev_by_name(name);
-        CHECK(device != NULL, "LLAMA_SCATTER_TEST_DEVICE: no device named %s", name);
-    }
-    return device;
 }
 
 struct llama_model * model_load(int argc, char ** argv) {
@@ -67,7 +25,7 @@ struct llama_model * model_load(int argc, char ** argv) {
     struct llama_model_params mp = llama_model_default_params();
     mp.n_gpu_layers = 0;
     static ggml_backend_dev_t devices[2];
-    devices[0] = model_device();
+    devices[0] = test_device();
     if (devices[0]) {
         /* Every layer and the output there, so the sampling graph runs there too. */
         mp.devices = devices;

@@ -7,17 +7,10 @@
 #include "llama.h"
 
 /* Limits llama.cpp's log to errors, initialises the backend and loads the
- * model of argv[1] on the CPU, or wholly on model_device() where one is
- * asked for. NULL, after a failed CHECK, when there is no such argument or
+ * model of argv[1] on the CPU, or wholly on test_device() (support/device.h)
+ * where one is asked for. NULL, after a failed CHECK, when there is no such argument or
  * the model does not load. */
 struct llama_model * model_load(int argc, char ** argv);
-
-/* The device the environment asks the model to run on, or NULL for the
- * CPU: LLAMA_SCATTER_TEST_RPC=HOST:PORT, an RPC server, or
- * LLAMA_SCATTER_TEST_DEVICE=NAME, a device by
- * its ggml name (Vulkan0). A CHECK fails where the one asked for is not
- * there. */
-ggml_backend_dev_t model_device(void);
 
 /* Frees the model (NULL is fine) and the backend. */
 void model_free(struct llama_model * model);

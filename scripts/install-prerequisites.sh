@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# install-prerequisites.sh [GROUP...]: installs, as root, what building and testing llama-scatter
+# needs on Debian 12 or Ubuntu 24.04 (amd64): the project's one list of system packages and tools.
+# Groups (default: build):
+#   build      the demo, the patched tools and the `test` workflow: CMake >= 3.25, Ninja, a C/C++
+#              compiler, clang and libclang (bindgen reads llama.h through it), pkg-config, git (the
+#              tools' patch is applied with `git apply`), Python 3 with pip and venv (llama.cpp
+#              trees and the models are fetched from PyPI; the Python package is tested in a venv),
+#              ccache (optional: the build uses it when it is there)
+#   hardening  the `hardening` workflow: valgrind, and cargo-fuzz (built with cargo)
+#   vulkan     the `vulkan` workflows: glslc, the Vulkan loader, SPIR-V headers and Mesa's lavapipe
+#              (mesa-vulkan-drivers 25 from bookworm-backports: what RELIABILITY.md's results were
+#              taken with; the system's apt sources are left as they are), and Vulkan headers new
+#              enough for the pinned ggml-vulkan (>= 1.3.261; Debian 12 ships 1.3.239) unpacked from
+#              Debian 13's libvulkan-dev into .deps/vulkan-headers, not installed
+#   all        every group (what .ci/run installs)
+# The Rust toolchain is not installed here: rustup (README "Prerequisites").
+# Installed packages are skipped, so a second run costs seconds.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+export DEBIAN_FRONTEND=noninteractive
+
+build_packages=(cmake ninja-build build-essential clang libclang-dev pkg-config git
+                python3 python3-pip python3-venv ccache)
+hardening_packages=(valgrind)
+vulkan_packages=(glslc libvulkan1 libvulkan-dev spirv-headers vulkan-tools)
+cargo_fuzz_version=0.13.2
+
+groups=("$@")
+[ ${#groups[@]} -gt 0 ] || groups=(build)
+[ "${groups[*]}" != all ] || groups=(build hardening vulkan)
+
+updated=false
+apt_install() {
+  local missing=() p
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -gt 0 ] || return 0
+  echo "installing: ${missing[*]}"
+  if ! $updated; then
+    apt-get update -qq
+    updated=true
+  fi
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+install_vulkan() {
+  apt_install "${vulkan_packages[@]}"
+  local deps="$here/.deps" keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+  local apt_dir="$deps/apt-vulkan" dest="$deps/vulkan-headers"
+  mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial"
+  if ! dpkg-query -W -f='${Version}' mesa-vulkan-drivers 2>/dev/null | grep -q '^25\.'; then
+    echo "deb [signed-by=$keyring] http://deb.debian.org/debian bookworm-backports main" >"$apt_dir/backports.list"
+    # Debian 12's own sources with bookworm-backports beside them (priority 100: only what -t
+    # names comes from there).
+    local backports=(-o Dir::Etc::sourcelist="$apt_dir/backports.list")
+    apt-get update -qq "${backports[@]}"
+    apt-get install -y -qq --no-install-recommends "${backports[@]}" -t bookworm-backports mesa-vulkan-drivers
+  fi
+  if [ ! -f "$dest/usr/include/vulkan/vulkan.hpp" ]; then
+    # Debian 13's index in a folder of its own, for one download, checked against Debian's
+    # signed index.
+    echo "deb [signed-by=$keyring] http://deb.debian.org/debian trixie main" >"$apt_dir/trixie.list"
+    local trixie=(-o Dir::Etc::sourcelist="$apt_dir/trixie.list" -o Dir::Etc::sourceparts=-
+                  -o Dir::State::Lists="$apt_dir/lists" -o Dir::Cache="$apt_dir/cache")
+    apt-get update -qq "${trixie[@]}"
+    (cd "$apt_dir" && apt-get download -qq "${trixie[@]}" libvulkan-dev)
+    rm -rf "$dest"
+    dpkg -x "$apt_dir"/libvulkan-dev_*.deb "$dest"
+  fi
+  grep -m1 'VK_HEADER_VERSION ' "$dest/usr/include/vulkan/vulkan_core.h"
+  GGML_VK_VISIBLE_DEVICES=0 vulkaninfo --summary 2>/dev/null | grep -E 'deviceName|driverInfo' || true
+}
+
+for group in "${groups[@]}"; do
+  case $group in
+    build) apt_install "${build_packages[@]}" ;;
+    hardening)
+      apt_install "${hardening_packages[@]}"
+      if ! command -v cargo-fuzz >/dev/null && [ ! -x "${CARGO_HOME:-$HOME/.cargo}/bin/cargo-fuzz" ]; then
+        cargo install --locked cargo-fuzz --version "$cargo_fuzz_version"
+      fi
+      ;;
+    vulkan) install_vulkan ;;
+    *) echo "install-prerequisites.sh: unknown group '$group' (build, hardening, vulkan, all)" >&2; exit 2 ;;
+  esac
+done
