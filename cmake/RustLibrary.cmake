@@ -45,17 +45,11 @@ set(LLAMA_SCATTER_CARGO_ENV
     "CARGO_TARGET_DIR=${LLAMA_SCATTER_CARGO_TARGET_DIR}"
     "LLAMA_SCATTER_SONAME=${LLAMA_SCATTER_SONAME}"
     "LLAMA_SCATTER_BUILD_RPATH=${LLAMA_SCATTER_BUILD_RPATH}")
-# On x86-64 also with 512-bit vectors where the CPU has them: LLVM's tuning
-# for Intel's AVX-512 cores prefers 256-bit ones, and the vectorised loops
-# of apply (exp, ln, the kernel) ran faster with 512-bit ones there
-# (BENCHMARKS.md). A tuning choice, not an ABI one; rustc warns once that it
-# does not know the feature's name and passes it on to LLVM.
+# LLVM's own vector width for the CPU: forcing 512-bit vectors needs a
+# target feature rustc calls unstable (it warns on every build), and bought
+# nothing measurable (BENCHMARKS.md, "Vector width").
 if(LLAMA_SCATTER_NATIVE)
-    set(_rustflags "-C target-cpu=native")
-    if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$")
-        string(APPEND _rustflags " -C target-feature=-prefer-256-bit")
-    endif()
-    list(APPEND LLAMA_SCATTER_CARGO_ENV "RUSTFLAGS=${_rustflags}")
+    list(APPEND LLAMA_SCATTER_CARGO_ENV "RUSTFLAGS=-C target-cpu=native")
 endif()
 
 file(GLOB_RECURSE _rust_sources CONFIGURE_DEPENDS
