@@ -92,7 +92,7 @@ fn main() {
             .compile("llama_scatter_compat");
     }
 
-    // llama.h with backend-sampling hooks in llama_sampler_i (2026):
+    // llama.h with backend-sampling hooks in llama_sampler_i:
     // src/ffi/backend/.
     println!("cargo:rustc-check-cfg=cfg(llama_backend_sampling)");
     if generated.contains("pub backend_init:") {

@@ -1,5 +1,5 @@
 """The --scatter-* flags of the patched llama-completion and llama-cli, on the
-real model (issue 3, tests 1-4, plus bad values and the help text)."""
+real model: output, seeds, defaults, overrides, bad values and the help text."""
 
 import os
 import re

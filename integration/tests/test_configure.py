@@ -1,4 +1,4 @@
-"""The library never depends on the tools (issue 25): configured against a llama.cpp tree the hooks
+"""The library never depends on the tools: configured against a llama.cpp tree the hooks
 do not fit, the superbuild still configures the library, its C suites and the install rules, skips
 the tools with one warning naming the hunk that did not fit and the two ways out; with
 LLAMA_SCATTER_TOOLS_REQUIRED=ON the same report is an error.

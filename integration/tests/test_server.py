@@ -1,5 +1,5 @@
-"""The scatter_* request fields of the patched llama-server, on the real model
-(issue 3, test 5). The server is started on 127.0.0.1 at a free port and is
+"""The scatter_* request fields of the patched llama-server, on the real model.
+The server is started on 127.0.0.1 at a free port and is
 stopped at the end whatever happens."""
 
 import json

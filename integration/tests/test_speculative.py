@@ -1,4 +1,4 @@
-"""Scatter under llama-server's speculative decoding (issue 27), on the real model: a draft model
+"""Scatter under llama-server's speculative decoding, on the real model: a draft model
 (the model itself, so that most drafts are accepted) and n-gram drafting (ngram-simple), with scatter
 on the CPU and with backend sampling. Each server is started on 127.0.0.1 at a free port, one at a
 time, and stopped whatever happens. Checked: drafts are made and accepted, no request fails, and

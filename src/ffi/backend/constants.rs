@@ -1,7 +1,7 @@
 //! The constants of scatter's graph, made once on the host and kept in a
 //! buffer of the sampling graph's device for as long as the sampler lives:
-//! a graph only reads them, where building them from ranks in the graph
-//! took fifteen kernels a token (BENCHMARKS.md, "Graph size").
+//! a graph only reads them instead of building them from ranks every token
+//! (the kernels saved: BENCHMARKS.md, "Graph size").
 //!
 //! They depend on the medium size `K = min(k, n)`, and `n` (what earlier
 //! samplers leave) is known only when llama.cpp builds a graph, so a

@@ -1,4 +1,4 @@
-//! llama.cpp's backend-sampling hooks (llama.h since early 2026; built only
+//! llama.cpp's backend-sampling hooks (built only
 //! where the header has them, `cfg(llama_backend_sampling)` from build.rs).
 //!
 //! A chain runs on the backend up to its first sampler whose
