@@ -174,6 +174,16 @@ struct llama_sampler *llama_sampler_init_scatter_ext(int32_t k,
                                                      float collision,
                                                      uint32_t seed);
 
+// Reads the counters of a scatter sampler into `*out`.
+//
+// Returns false, and zeroes `*out`, when `smpl` is NULL or not a scatter
+// sampler (find it in a chain with `llama_sampler_chain_get`); a disabled
+// (`?scatter`) sampler returns true with all counters 0. `out` may not be
+// NULL (then nothing is written and false is returned). `clone` copies the
+// counters; `reset` clears them.
+bool llama_sampler_scatter_stats(const struct llama_sampler *smpl,
+                                 struct llama_scatter_stats *out);
+
 // The SPEC defaults: every field as documented above, seed
 // LLAMA_DEFAULT_SEED. A sampler made from them is the do-nothing
 // `?scatter`.
@@ -197,16 +207,6 @@ const char *llama_scatter_preset_name(size_t i);
 // that must know whether scatter will run before they make one, e.g. to
 // put an enabled scatter into a sampler list that lacks it.
 bool llama_scatter_params_enabled(const struct llama_scatter_params *params);
-
-// Reads the counters of a scatter sampler into `*out`.
-//
-// Returns false, and zeroes `*out`, when `smpl` is NULL or not a scatter
-// sampler (find it in a chain with `llama_sampler_chain_get`); a disabled
-// (`?scatter`) sampler returns true with all counters 0. `out` may not be
-// NULL (then nothing is written and false is returned). `clone` copies the
-// counters; `reset` clears them.
-bool llama_sampler_scatter_stats(const struct llama_sampler *smpl,
-                                 struct llama_scatter_stats *out);
 
 // Version of the llama-scatter library loaded at run time, as
 // "MAJOR.MINOR.PATCH" (a static string; never NULL). Compare it with

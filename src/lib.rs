@@ -11,11 +11,10 @@
 //! rustls-ffi: each checks its pointers itself, and the C header carries no
 //! Rust `# Safety` sections.
 
+#![warn(clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
+
 mod ffi;
 
-pub use ffi::init::{
-    llama_sampler_init_scatter, llama_sampler_init_scatter_ext, llama_sampler_init_scatter_params,
-};
 pub use ffi::limits::{
     LLAMA_SCATTER_MAX_ABSORPTION, LLAMA_SCATTER_MAX_ABSORPTION_LAST_N, LLAMA_SCATTER_MAX_RADIUS,
     LLAMA_SCATTER_MAX_STEPS,
@@ -24,7 +23,10 @@ pub use ffi::params::{
     llama_scatter_default_params, llama_scatter_params_enabled, llama_scatter_preset_name,
     llama_scatter_preset_params,
 };
-pub use ffi::stats::{llama_sampler_scatter_stats, llama_scatter_stats};
+pub use ffi::sampler::{
+    llama_sampler_init_scatter, llama_sampler_init_scatter_ext, llama_sampler_init_scatter_params,
+    llama_sampler_scatter_stats, llama_scatter_stats,
+};
 pub use ffi::version::{
     llama_scatter_version, LLAMA_SCATTER_VERSION_MAJOR, LLAMA_SCATTER_VERSION_MINOR,
     LLAMA_SCATTER_VERSION_PATCH,

@@ -7,7 +7,7 @@
 #include "harness.h"
 #include "reference.h"
 
-#define SCATTER_EPSILON 1e-10
+#define SCATTER_PROBABILITY_FLOOR 1e-10
 
 bool is_untouched(const llama_token_data_array * arr, const llama_token_data * buf,
                   const llama_token_data * input, size_t n, bool sorted, int64_t selected) {
@@ -55,7 +55,7 @@ static void check_rewritten(const char * label, const llama_token_data_array * a
         z += exp((double) d[i].logit - (double) d[0].logit);
     }
     for (size_t i = 0; i < m; i++) {
-        if (d[i].p > SCATTER_EPSILON) {
+        if (d[i].p > SCATTER_PROBABILITY_FLOOR) {
             const double soft = exp((double) d[i].logit - (double) d[0].logit) / z;
             CHECK(fabs(soft - (double) d[i].p) <= 1e-6, "%s: softmax(logit)[%zu] = %.9g, p %.9g", label, i, soft,
                   (double) d[i].p);

@@ -8,7 +8,7 @@
 //! write-back floor ε = 1e-10 and below f32 resolution at ε. That bounds
 //! the reach to `radius·√(120·ln 2) ≈ 9.12·radius` ranks.
 
-use crate::expln::VECTOR_LANES;
+use crate::lanes::VECTOR_LANES;
 use std::f64::consts::LN_2;
 
 #[derive(Clone, Debug)]

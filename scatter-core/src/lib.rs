@@ -36,10 +36,13 @@
 #![warn(missing_docs)]
 
 mod candidate;
+#[cfg(feature = "check-reference")]
+mod check;
 mod expln;
 mod gate;
 mod history;
 mod kernel;
+mod lanes;
 mod medium;
 pub mod params;
 mod plan;
@@ -47,7 +50,7 @@ pub mod reference;
 mod sampler;
 mod strength;
 
-pub use candidate::TokenData;
+pub use candidate::{Outcome, TokenData, PROBABILITY_FLOOR};
 pub use params::Params;
 pub use plan::Plan;
-pub use sampler::{Outcome, Scatter, Stats, EPSILON, NAME, NOOP_NAME};
+pub use sampler::{Scatter, Stats, NAME, NOOP_NAME};

@@ -1,21 +1,17 @@
 //! The sampler: state kept between applies and the apply pipeline of SPEC §4.
 
-use crate::expln::{
-    exp_nonpositive, ln_nonnegative, ln_normal, map_lanes, EXP_FLOOR, VECTOR_LANES,
-};
+use crate::candidate::PROBABILITY_FLOOR;
+use crate::expln::{exp_nonpositive, ln_nonnegative, ln_normal, EXP_FLOOR};
 use crate::gate::CollisionGate;
 use crate::history::History;
 use crate::kernel::{RankKernel, Smoothing, MAX_SHORT_MEDIUM};
+use crate::lanes::{map_lanes, VECTOR_LANES};
 use crate::medium::Medium;
 use crate::params::{Config, Params};
 use crate::plan::Plan;
 use crate::strength::{adaptive_strength, normalized_entropy};
-use crate::TokenData;
+use crate::{Outcome, TokenData};
 use std::ffi::CStr;
-
-/// Floor for write-back: `logit = ln(max(p, ε))`. Probabilities below it
-/// are sampled as ε (a logit of about −23) instead of as `ln 0 = -inf`.
-pub const EPSILON: f64 = 1e-10;
 
 /// The sampler's name in llama.cpp chains.
 pub const NAME: &CStr = c"scatter";
@@ -23,21 +19,6 @@ pub const NAME: &CStr = c"scatter";
 /// The name of a disabled (noop) scatter sampler, following llama.cpp's
 /// convention for disabled samplers (`?xtc`).
 pub const NOOP_NAME: &CStr = c"?scatter";
-
-/// What [`Scatter::apply`] did to the candidates.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Outcome {
-    /// Not a single byte was written: noop sampler, gate did not fire, fewer
-    /// than two finite candidates, or a forced (`+inf`) token.
-    Untouched,
-    /// `candidates[..size]` now hold the medium, sorted by logit descending,
-    /// with `p` filled in; the caller truncates its array to `size`, marks it
-    /// sorted and clears any selection.
-    Rewritten {
-        /// Number of candidates kept: `min(k, finite candidates)`.
-        size: usize,
-    },
-}
 
 /// A scatter sampler: parameters, collision-gate RNG, absorption history
 /// and scratch buffers. `Clone` gives an independent sampler that continues
@@ -221,7 +202,7 @@ impl Active {
     #[inline(never)]
     fn scatter(&mut self, candidates: &mut [TokenData]) -> Outcome {
         #[cfg(feature = "check-reference")]
-        let check = crate::reference::Check::before(&self.config, candidates, &self.history);
+        let check = crate::check::Check::before(&self.config, candidates, &self.history);
         let medium = &mut self.scratch.medium;
         let selected = medium.select(candidates, self.config.k).is_ok();
         let m = medium.len();
@@ -374,7 +355,7 @@ fn blend(p: &mut [f64], q: &[f64], strength: f64) {
 /// padding's `ln ε` is below every written logit.
 #[inline(always)]
 fn log_probabilities(logits: &mut [f64]) {
-    map_lanes(logits, |x| ln_normal(x.max(EPSILON)));
+    map_lanes(logits, |x| ln_normal(x.max(PROBABILITY_FLOOR)));
     enforce_non_increasing(logits);
 }
 

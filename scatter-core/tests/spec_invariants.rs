@@ -2,7 +2,7 @@
 //! the plain float64 reference of SPEC §4 (`scatter_core::reference`).
 
 use proptest::prelude::*;
-use scatter_core::{Outcome, Params, Scatter, TokenData, EPSILON};
+use scatter_core::{Outcome, Params, Scatter, TokenData, PROBABILITY_FLOOR};
 
 fn candidates(logits: &[f32]) -> Vec<TokenData> {
     logits
@@ -68,7 +68,7 @@ fn assert_sorted_and_normalised(out: &[TokenData]) {
     let z: f64 = out.iter().map(|c| (f64::from(c.logit) - max).exp()).sum();
     for c in out {
         let soft = (f64::from(c.logit) - max).exp() / z;
-        if f64::from(c.p) > EPSILON {
+        if f64::from(c.p) > PROBABILITY_FLOOR {
             assert!(
                 (soft - f64::from(c.p)).abs() <= 1e-6,
                 "softmax {soft} vs p {}",

@@ -1,4 +1,9 @@
-//! Everything that touches llama.cpp's C types.
+//! Everything that touches llama.cpp's C types, in layers that only look
+//! down: `bindings` and `compat` (llama.h as bindgen reads it), `guard` (no
+//! panic crosses into C), the free functions of the API (`params`,
+//! `limits`, `version`), then the sampler (`sampler`, one C type and all
+//! of its functions), whose graph for llama.cpp's backend sampling is
+//! `backend`'s.
 //!
 //! The entry points check every pointer they are given (see the crate doc).
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
@@ -9,11 +14,9 @@ mod compat;
 mod guard;
 #[cfg(llama_backend_sampling)]
 mod backend;
-mod callbacks;
-mod iface;
-pub mod init;
+// The sampler before the free functions: its constructors open the header.
+pub mod sampler;
+
 pub mod limits;
 pub mod params;
-mod sampler;
-pub mod stats;
 pub mod version;

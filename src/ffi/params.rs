@@ -1,5 +1,5 @@
 //! The parameter struct API: defaults and presets of a `struct
-//! llama_scatter_params` (the constructor that takes one is in `init.rs`).
+//! llama_scatter_params` (the constructor that takes one is in `sampler.rs`).
 //! The struct is scatter-core's `Params` itself (`#[repr(C)]`;
 //! cbindgen.toml renames it), so the C and Rust views cannot drift apart.
 
@@ -29,8 +29,8 @@ pub extern "C" fn llama_scatter_preset_params(name: *const c_char, out: *mut Par
         }
         // SAFETY: the caller passes NULL (checked) or a NUL-terminated string.
         let name = unsafe { CStr::from_ptr(name) };
-        // SAFETY: the caller passes NULL or a writable llama_scatter_params.
         let preset = name.to_str().ok().and_then(Params::preset);
+        // SAFETY: the caller passes NULL or a writable llama_scatter_params.
         let (Some(preset), Some(out)) = (preset, unsafe { out.as_mut() }) else {
             return false;
         };

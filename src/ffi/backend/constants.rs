@@ -31,8 +31,10 @@ pub(crate) struct Tensors {
 impl Tensors {
     /// The three tensors in `ctx`, without data.
     ///
-    /// SAFETY: `ctx` is a live ggml context with room for three tensors.
+    /// # Safety
+    /// `ctx` is a live ggml context with room for three tensors.
     pub(crate) unsafe fn declare(ctx: *mut ggml_context, k: i64) -> Self {
+        // SAFETY: the caller's contract.
         unsafe {
             let square = || ggml_new_tensor_2d(ctx, ggml_type_GGML_TYPE_F32, k, k);
             Self {
@@ -109,7 +111,8 @@ impl Store {
     /// The constants for medium size `k`, made and uploaded the first time;
     /// `None` when the device cannot hold them (or before `reset`).
     ///
-    /// SAFETY: the buffer type given to `reset` is live.
+    /// # Safety
+    /// the buffer type given to `reset` is live.
     pub(crate) unsafe fn get(&mut self, k: i64, radius: f64) -> Option<Tensors> {
         if let Some(set) = self.sets.iter().find(|set| set.k == k) {
             return Some(set.tensors);
@@ -117,6 +120,9 @@ impl Store {
         if self.buft.is_null() {
             return None;
         }
+        // SAFETY: `buft` is live (the caller's contract); the context and
+        // buffer are checked for NULL, and the data written is each
+        // tensor's size, into the buffer just allocated for it.
         unsafe {
             let ctx = ggml_init(ggml_init_params {
                 mem_size: 3 * ggml_tensor_overhead(),

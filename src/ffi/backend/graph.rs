@@ -43,7 +43,7 @@
 
 use super::super::bindings::*;
 use super::constants::Tensors;
-use scatter_core::{Plan, EPSILON};
+use scatter_core::{Plan, PROBABILITY_FLOOR};
 use std::ffi::{CStr, CString};
 use std::ptr;
 
@@ -54,8 +54,10 @@ pub(super) const MAX_MEDIUM: usize = 256;
 
 /// The medium size of an apply on `logits`: `K = min(k, n)`.
 ///
-/// SAFETY: `logits` is a live tensor.
+/// # Safety
+/// `logits` is a live tensor.
 pub(super) unsafe fn medium_size(plan: &Plan, logits: *const ggml_tensor) -> i64 {
+    // SAFETY: the caller's contract.
     (plan.k as i64).min(unsafe { ggml_nelements(logits) })
 }
 
@@ -64,7 +66,8 @@ pub(super) unsafe fn medium_size(plan: &Plan, logits: *const ggml_tensor) -> i64
 /// size, and returns the gate input where the plan is gated: one f32, 1 if
 /// the gate fires.
 ///
-/// SAFETY: `ctx` is a live ggml context, `data.logits` a live f32 tensor of
+/// # Safety
+/// `ctx` is a live ggml context, `data.logits` a live f32 tensor of
 /// it, `data.candidates` NULL or a live i32 tensor of the same length;
 /// `constants` were declared for [`medium_size`] of them.
 pub(super) unsafe fn build(
@@ -89,6 +92,8 @@ pub(super) unsafe fn build(
         outside,
     } = constants;
     let g = Graph(ctx);
+    // SAFETY: the caller's contract; every tensor below is made in `ctx`
+    // from those tensors and the constants, with the shapes each op needs.
     unsafe {
         let n = ggml_nelements(data.logits);
         let logits = ggml_reshape_1d(ctx, data.logits, n);
@@ -166,7 +171,7 @@ pub(super) unsafe fn build(
         );
         let scattered = ggml_add(
             ctx,
-            ggml_log(ctx, ggml_clamp(ctx, settled, EPSILON as f32, 1.0)),
+            ggml_log(ctx, ggml_clamp(ctx, settled, PROBABILITY_FLOOR as f32, 1.0)),
             masked,
         );
 
@@ -225,8 +230,11 @@ pub(super) unsafe fn build(
 /// When it does not, says which op it lacks, as llama.cpp's own probe does
 /// for its samplers, through llama.cpp's log callback.
 ///
-/// SAFETY: `buft` is a live buffer type.
+/// # Safety
+/// `buft` is a live buffer type.
 pub(super) unsafe fn supported(plan: &Plan, buft: ggml_backend_buffer_type_t) -> bool {
+    // SAFETY: `buft` is live (the caller's contract), so is its device, and
+    // `probe` hands over live nodes.
     unsafe {
         let device = ggml_backend_buft_get_device(buft);
         if device.is_null() {
@@ -259,6 +267,8 @@ pub(super) unsafe fn supported(plan: &Plan, buft: ggml_backend_buffer_type_t) ->
 unsafe fn probe<T>(plan: &Plan, f: impl FnOnce(Vec<*mut ggml_tensor>) -> T) -> Option<T> {
     const MAX_NODES: usize = 1024;
     const PROBE_VOCABULARY: i64 = 128 * 1024;
+    // SAFETY: the context is checked for NULL before use and freed once,
+    // after `f` has seen its nodes.
     unsafe {
         let ctx = ggml_init(ggml_init_params {
             mem_size: MAX_NODES * ggml_tensor_overhead()
@@ -292,8 +302,10 @@ unsafe fn probe<T>(plan: &Plan, f: impl FnOnce(Vec<*mut ggml_tensor>) -> T) -> O
 /// A node's op as llama.cpp names it in its own probe's warning (a unary op
 /// by its own name).
 ///
-/// SAFETY: `node` is a live tensor.
+/// # Safety
+/// `node` is a live tensor.
 unsafe fn op_name(node: *mut ggml_tensor) -> String {
+    // SAFETY: the caller's contract; ggml names every op with a static string.
     unsafe { CStr::from_ptr(ggml_op_desc(node)) }
         .to_string_lossy()
         .into_owned()
@@ -328,6 +340,7 @@ struct Graph(*mut ggml_context);
 impl Graph {
     /// `values[index]`: a 1-D tensor of `index`'s length.
     unsafe fn gather(self, values: *mut ggml_tensor, index: *mut ggml_tensor) -> *mut ggml_tensor {
+        // SAFETY: the caller passes live tensors of this graph's context.
         unsafe {
             let rows = ggml_reshape_2d(self.0, values, 1, ggml_nelements(values));
             ggml_reshape_1d(
@@ -346,6 +359,7 @@ impl Graph {
         b: *mut ggml_tensor,
         pick: *mut ggml_tensor,
     ) -> *mut ggml_tensor {
+        // SAFETY: the caller passes live tensors of this graph's context.
         unsafe {
             let n = ggml_nelements(a);
             let rows = ggml_concat(self.0, a, b, 1);
@@ -369,6 +383,7 @@ impl Graph {
         target: f64,
     ) -> *mut ggml_tensor {
         let ctx = self.0;
+        // SAFETY: the caller passes live tensors of this graph's context.
         unsafe {
             // ln(max(p, FLT_MIN)): 0 · ln p is 0 for a masked p = 0.
             let ln_p = ggml_log(ctx, ggml_clamp(ctx, p, f32::MIN_POSITIVE, 1.0));
@@ -446,6 +461,7 @@ mod tests {
         );
         let mut ops = BTreeSet::new();
         for plan in &plans {
+            // SAFETY: probe hands `op_name` the live nodes of its graph.
             let names = unsafe {
                 probe(plan, |nodes| {
                     nodes.into_iter().map(|n| op_name(n)).collect::<Vec<_>>()

@@ -1,5 +1,8 @@
-//! llama.cpp's backend-sampling hooks (built only
-//! where the header has them, `cfg(llama_backend_sampling)` from build.rs).
+//! What a scatter sampler does in llama.cpp's backend sampling (built only
+//! where the header has its hooks, `cfg(llama_backend_sampling)` from
+//! build.rs): the state a sampler keeps of the sampling graph of the moment
+//! and the work of each hook; the hooks themselves, which find the sampler
+//! behind a pointer, are in `sampler.rs` with the sampler's other callbacks.
 //!
 //! A chain runs on the backend up to its first sampler whose
 //! `backend_init` is missing or returns false; everything from there on
@@ -22,65 +25,80 @@
 //! the graph, in `set_input`, and handed to the graph as an input: the same
 //! seed gives the same gate decisions on the backend and on the CPU.
 
-pub(crate) mod constants;
+mod constants;
 mod graph;
 
 use super::bindings::{
-    ggml_backend_buffer_type_t, ggml_backend_tensor_set, ggml_cgraph, ggml_context, llama_sampler,
+    ggml_backend_buffer_type_t, ggml_backend_tensor_set, ggml_context, ggml_tensor,
     llama_sampler_data,
 };
-use super::sampler::{context, context_mut};
+use scatter_core::Scatter;
 
-pub(crate) unsafe extern "C" fn init(
-    smpl: *mut llama_sampler,
-    buft: ggml_backend_buffer_type_t,
-    n_outputs_max_per_seq: u32,
-) -> bool {
-    ffi_guard!(false, {
-        // SAFETY: llama.cpp passes a live sampler made with our iface.
-        let Some(s) = (unsafe { context_mut(smpl) }) else {
-            return false;
-        };
-        if !s.scatter.is_active() {
-            return true;
-        }
-        s.backend.constants.reset(buft);
-        let runs = s.scatter.plan().is_some_and(|plan| {
-            plan.k <= graph::MAX_MEDIUM
-                && !(plan.gated && n_outputs_max_per_seq > 1)
-                // SAFETY: llama.cpp passes the buffer type of its sampling graph.
-                && unsafe { graph::supported(&plan, buft) }
-        });
-        s.backend.runs = Some(runs);
-        runs
-    })
+/// What the sampling graph of the moment holds of a sampler.
+#[derive(Default)]
+pub(crate) struct State {
+    /// `init`'s answer for an active sampler; `None` before.
+    runs: Option<bool>,
+    /// Each apply in the current graph, in build order, with its gate
+    /// input where the plan is gated.
+    gates: Vec<Option<*mut ggml_tensor>>,
+    /// The graph's constants, on the device of the graph.
+    constants: constants::Store,
 }
 
-/// Appends one apply to the graph, for a sampler whose `init` answered
-/// true; a disabled one adds nothing.
-pub(crate) unsafe extern "C" fn apply(
-    smpl: *mut llama_sampler,
-    ctx: *mut ggml_context,
-    _gf: *mut ggml_cgraph,
-    data: *mut llama_sampler_data,
-) {
-    ffi_guard!((), {
-        // SAFETY: llama.cpp passes a live sampler, its graph context and
-        // the data of one output row.
-        let (Some(s), Some(data)) = (unsafe { context_mut(smpl) }, unsafe { data.as_mut() }) else {
-            return;
-        };
-        if ctx.is_null() || data.logits.is_null() || s.backend.runs != Some(true) {
+impl State {
+    /// Whether an active sampler runs in the graph (`+scatter`) or sent the
+    /// chain to the CPU (`-scatter`); `None` before llama.cpp asked.
+    pub(crate) fn runs(&self) -> Option<bool> {
+        self.runs
+    }
+
+    /// `backend_init`: whether `scatter` can run in a graph on `buft`.
+    ///
+    /// # Safety
+    /// `buft` is the live buffer type of llama.cpp's sampling graph.
+    pub(crate) unsafe fn init(
+        &mut self,
+        scatter: &Scatter,
+        buft: ggml_backend_buffer_type_t,
+        n_outputs_max_per_seq: u32,
+    ) -> bool {
+        if !scatter.is_active() {
+            return true;
+        }
+        self.constants.reset(buft);
+        let runs = scatter.plan().is_some_and(|plan| {
+            plan.k <= graph::MAX_MEDIUM
+                && !(plan.gated && n_outputs_max_per_seq > 1)
+                // SAFETY: the caller's contract.
+                && unsafe { graph::supported(&plan, buft) }
+        });
+        self.runs = Some(runs);
+        runs
+    }
+
+    /// `backend_apply`: appends one apply to the graph, for a sampler whose
+    /// `init` answered true; a disabled one adds nothing.
+    ///
+    /// # Safety
+    /// `ctx` is NULL or llama.cpp's live graph context; `data` holds NULL or
+    /// live tensors of one output row, on the buffer type `init` was given.
+    pub(crate) unsafe fn apply(
+        &mut self,
+        scatter: &Scatter,
+        ctx: *mut ggml_context,
+        data: &mut llama_sampler_data,
+    ) {
+        if ctx.is_null() || data.logits.is_null() || self.runs != Some(true) {
             return;
         }
-        let Some(plan) = s.scatter.plan() else {
+        let Some(plan) = scatter.plan() else {
             return;
         };
-        // SAFETY: checked above; the tensors are llama.cpp's, the buffer
-        // type the one `init` was given.
+        // SAFETY: the caller's contract, and the pointers checked above.
         let constants = unsafe {
             let k = graph::medium_size(&plan, data.logits);
-            s.backend.constants.get(k, plan.radius)
+            self.constants.get(k, plan.radius)
         };
         let Some(constants) = constants else {
             graph::warn(
@@ -91,48 +109,31 @@ pub(crate) unsafe extern "C" fn apply(
         };
         // SAFETY: as above; the constants are for this medium size.
         let gate = unsafe { graph::build(ctx, data, &plan, constants) };
-        s.backend.gates.push(gate);
-    })
-}
+        self.gates.push(gate);
+    }
 
-/// Draws each apply's gate, in build order, and sets its input.
-pub(crate) unsafe extern "C" fn set_input(smpl: *mut llama_sampler) {
-    ffi_guard!((), {
-        // SAFETY: llama.cpp passes a live sampler made with our iface.
-        let Some(s) = (unsafe { context_mut(smpl) }) else {
-            return;
-        };
-        for &gate in &s.backend.gates {
+    /// `backend_set_input`: draws each apply's gate from `scatter`'s stream,
+    /// in build order, and sets its input.
+    ///
+    /// # Safety
+    /// The graph the applies were added to is allocated and not yet run.
+    pub(crate) unsafe fn set_input(&self, scatter: &mut Scatter) {
+        for &gate in &self.gates {
             // Ungated, the draw only counts the apply (it always fires).
-            let fires = f32::from(u8::from(s.scatter.draw_gate()));
+            let fires = f32::from(u8::from(scatter.draw_gate()));
             if let Some(gate) = gate {
-                // SAFETY: the tensor is an input of the graph being run,
-                // one f32, allocated by llama.cpp's scheduler before this call.
+                // SAFETY: the tensor is an input of that graph, one f32,
+                // allocated by llama.cpp's scheduler (the caller's contract).
                 unsafe {
                     ggml_backend_tensor_set(gate, (&raw const fires).cast(), 0, size_of::<f32>());
                 }
             }
         }
-    })
-}
+    }
 
-/// Forgets the inputs of the graph llama.cpp is about to rebuild.
-pub(crate) unsafe extern "C" fn reset(smpl: *mut llama_sampler) {
-    ffi_guard!((), {
-        // SAFETY: llama.cpp passes a live sampler made with our iface.
-        if let Some(s) = unsafe { context_mut(smpl) } {
-            s.backend.gates.clear();
-        }
-    })
-}
-
-/// `llama_sampler_copy`: src's parameters, history, RNG and stats into
-/// dst, whose graph inputs stay its own.
-pub(crate) unsafe extern "C" fn copy_state(src: *const llama_sampler, dst: *mut llama_sampler) {
-    ffi_guard!((), {
-        // SAFETY: llama.cpp passes two live samplers of our iface, src != dst.
-        if let (Some(src), Some(dst)) = (unsafe { context(src) }, unsafe { context_mut(dst) }) {
-            dst.scatter = src.scatter.clone();
-        }
-    })
+    /// `backend_reset`: forgets the inputs of the graph llama.cpp is about
+    /// to rebuild.
+    pub(crate) fn reset(&mut self) {
+        self.gates.clear();
+    }
 }
