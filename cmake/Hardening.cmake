@@ -5,7 +5,6 @@
 #  - memcheck_*: every C suite under valgrind memcheck (errors and
 #    definite/indirect/possible leaks fail the test);
 #  - helgrind_test_threads: the threads suite under valgrind's race detector;
-#  - asan_*: the C suites rebuilt with AddressSanitizer + UBSan;
 #  - tsan_test_threads: the threads suite under ThreadSanitizer;
 #  - fuzz_*: each cargo-fuzz target for a short smoke run.
 find_program(VALGRIND_EXECUTABLE valgrind REQUIRED)
@@ -19,18 +18,6 @@ foreach(suite IN LISTS LLAMA_SCATTER_C_SUITES)
 endforeach()
 add_test(NAME helgrind_test_threads
     COMMAND "${VALGRIND_EXECUTABLE}" --quiet --tool=helgrind --error-exitcode=99 "$<TARGET_FILE:test_threads>")
-
-set(_sanitize -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
-foreach(suite IN LISTS LLAMA_SCATTER_C_SUITES)
-    add_executable(asan_${suite} "${PROJECT_SOURCE_DIR}/c_tests/${suite}.c" ${SCATTER_TEST_SUPPORT_SOURCES})
-    target_include_directories(asan_${suite} PRIVATE "${PROJECT_SOURCE_DIR}/c_tests")
-    target_link_libraries(asan_${suite} PRIVATE llama_scatter::llama_scatter llama m Threads::Threads)
-    target_compile_definitions(asan_${suite} PRIVATE ${LLAMA_API_DEFINITIONS})
-    target_compile_options(asan_${suite} PRIVATE -Wall -Wextra -Werror ${_sanitize})
-    target_link_options(asan_${suite} PRIVATE ${_sanitize})
-    set_target_properties(asan_${suite} PROPERTIES C_STANDARD 11 C_STANDARD_REQUIRED ON)
-    add_test(NAME asan_${suite} COMMAND asan_${suite})
-endforeach()
 
 # Fuzz smoke: cargo-fuzz on the stable toolchain (RUSTC_BOOTSTRAP lets it
 # pass libFuzzer's -Z flags), each target for LLAMA_SCATTER_FUZZ_SECONDS
@@ -81,6 +68,7 @@ add_custom_target(llama_scatter_tsan DEPENDS "${_tsan_lib_dir}/${LLAMA_SCATTER_S
 
 add_executable(tsan_test_threads "${PROJECT_SOURCE_DIR}/c_tests/test_threads.c" ${SCATTER_TEST_SUPPORT_SOURCES})
 target_include_directories(tsan_test_threads PRIVATE "${PROJECT_SOURCE_DIR}/include" "${PROJECT_SOURCE_DIR}/c_tests")
+target_compile_definitions(tsan_test_threads PRIVATE ${LLAMA_API_DEFINITIONS})
 target_compile_options(tsan_test_threads PRIVATE -Wall -Wextra -Werror -fsanitize=thread)
 target_link_libraries(tsan_test_threads PRIVATE
     -Wl,--whole-archive "${_tsan_runtime}" -Wl,--no-whole-archive

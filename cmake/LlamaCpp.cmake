@@ -143,42 +143,59 @@ if(NOT DEFINED LLAMA_BUILD_COMMIT)
 endif()
 
 # The llama.cpp API as far as our build and tests care (README
-# "Compatibility"): llama_sampler_init appeared in early 2025 (before, the
-# Rust library creates sampler shells through a C++ shim, see
-# src/ffi/compat.rs); llama_sampler_copy and the backend-sampling hooks of
-# llama_sampler_i in 2026; the llama_model/vocab API that loads today's
-# models in 2025.
-file(READ "${LLAMA_CPP_SOURCE_DIR}/include/llama.h" _llama_h)
-string(REGEX MATCH "llama_sampler_init *\\(" LLAMA_HAS_SAMPLER_INIT "${_llama_h}")
-string(REGEX MATCH "llama_sampler_copy *\\(" LLAMA_HAS_SAMPLER_COPY "${_llama_h}")
-string(REGEX MATCH "llama_sampler_init_top_n_sigma *\\(" LLAMA_HAS_TOP_N_SIGMA "${_llama_h}")
-string(REGEX MATCH "llama_model_get_vocab *\\(" LLAMA_HAS_MODEL_API "${_llama_h}")
-string(REGEX MATCH "backend_init *\\)\\(" LLAMA_HAS_BACKEND_SAMPLING "${_llama_h}")
-string(REGEX MATCH "llama_sampler_init_penalties *\\(([^;]*)\\);" _ "${_llama_h}")
-string(REGEX REPLACE "//[^\n]*" "" _penalties_params "${CMAKE_MATCH_1}")
-string(REGEX MATCHALL "," _commas "${_penalties_params}")
-list(LENGTH _commas _n_commas)
-math(EXPR _penalties_args "${_n_commas} + 1")
-# For c_tests/support/llama_compat.h.
-set(LLAMA_API_DEFINITIONS LLAMA_PENALTIES_ARGS=${_penalties_args})
-foreach(_feature SAMPLER_COPY TOP_N_SIGMA)
-    if(LLAMA_HAS_${_feature})
-        list(APPEND LLAMA_API_DEFINITIONS LLAMA_HAS_${_feature})
+# "Compatibility"), probed by compiling against its llama.h:
+# llama_sampler_init appeared in early 2025 (before, the Rust library
+# creates sampler shells through a C++ shim, see src/ffi/compat.rs);
+# llama_sampler_copy and the backend-sampling hooks of llama_sampler_i in
+# 2026; the llama_model/vocab API that loads today's models in 2025;
+# llama_sampler_init_penalties took 9 arguments in 2024, 4 in 2025, 5 in 2026.
+include(CheckCSourceCompiles)
+include(CMakePushCheckState)
+cmake_push_check_state(RESET)
+set(CMAKE_REQUIRED_INCLUDES "${LLAMA_CPP_SOURCE_DIR}/include" "${LLAMA_CPP_SOURCE_DIR}/ggml/include")
+set(CMAKE_REQUIRED_QUIET ON)
+set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)  # compile only: there is no libllama to link yet
+# Answers are cached under the header's hash, so another llama.h is probed anew.
+file(SHA256 "${LLAMA_CPP_SOURCE_DIR}/include/llama.h" _llama_h_hash)
+string(SUBSTRING "${_llama_h_hash}" 0 12 _llama_h_hash)
+set(_probe_SAMPLER_INIT "(void) &llama_sampler_init")
+set(_probe_SAMPLER_COPY "(void) &llama_sampler_copy")
+set(_probe_TOP_N_SIGMA "(void) &llama_sampler_init_top_n_sigma")
+set(_probe_MODEL_API "(void) &llama_model_get_vocab")
+set(_probe_BACKEND_SAMPLING "struct llama_sampler_i i = {0}; (void) i.backend_init")
+set(_probe_PENALTIES_4 "(void) llama_sampler_init_penalties(64, 1.0f, 0.0f, 0.0f)")
+set(_probe_PENALTIES_5 "(void) llama_sampler_init_penalties(1, 64, 1.0f, 0.0f, 0.0f)")
+set(_probe_PENALTIES_9 "(void) llama_sampler_init_penalties(1, 1, 0, 64, 1.0f, 0.0f, 0.0f, true, false)")
+set(LLAMA_API_DEFINITIONS)
+foreach(_probe SAMPLER_INIT SAMPLER_COPY TOP_N_SIGMA MODEL_API BACKEND_SAMPLING PENALTIES_4 PENALTIES_5 PENALTIES_9)
+    check_c_source_compiles("#include <llama.h>\nint main(void) { ${_probe_${_probe}}; return 0; }"
+        LLAMA_HAS_${_probe}_${_llama_h_hash})
+    set(LLAMA_HAS_${_probe} "${LLAMA_HAS_${_probe}_${_llama_h_hash}}")
+    # For c_tests/support/llama_compat.h.
+    if(LLAMA_HAS_${_probe} AND _probe MATCHES "^(SAMPLER_COPY|TOP_N_SIGMA)$")
+        list(APPEND LLAMA_API_DEFINITIONS LLAMA_HAS_${_probe})
+    elseif(LLAMA_HAS_${_probe} AND _probe MATCHES "^PENALTIES_([0-9])$")
+        list(APPEND LLAMA_API_DEFINITIONS LLAMA_PENALTIES_ARGS=${CMAKE_MATCH_1})
     endif()
 endforeach()
+cmake_pop_check_state()
+if(NOT LLAMA_API_DEFINITIONS MATCHES "LLAMA_PENALTIES_ARGS")
+    message(FATAL_ERROR "${LLAMA_CPP_SOURCE_DIR}/include/llama.h does not compile as C, or its "
+        "llama_sampler_init_penalties takes none of the argument lists of 2024-2026 (CMakeFiles/CMakeConfigureLog.yaml)")
+endif()
 
 # Installed libllama finds the ggml libraries beside it, and the installed
 # tools find them in ../lib, so a prefix outside the loader's search path
 # still works.
 set(CMAKE_INSTALL_RPATH "$ORIGIN;$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
 
-# Without AMX kernels: GGML_NATIVE's -march=native turns them on wherever
-# the CPU flags advertise AMX, and on the virtual machines this project is
-# tested on (Intel Xeon under Firecracker) the first AMX instruction then
-# dies with SIGILL in ggml's q8_0 matrix product, whatever the model. The
-# sampler is unaffected; llama.cpp falls back to its AVX-512 kernels.
-# -DLLAMA_SCATTER_AMX=ON keeps them where they work.
-option(LLAMA_SCATTER_AMX "Let llama.cpp's native build use AMX kernels" OFF)
+# AMX kernels are llama.cpp's choice (GGML_NATIVE's -march=native turns
+# them on wherever the CPU flags advertise AMX). The presets that run the
+# tests turn them off: on the virtual machines this project is tested on
+# (Intel Xeon under Firecracker) the first AMX instruction dies with SIGILL
+# in ggml's q8_0 matrix product, whatever the model. The sampler is
+# unaffected either way; without AMX llama.cpp uses its AVX-512 kernels.
+option(LLAMA_SCATTER_AMX "Let llama.cpp's native build use AMX kernels where the CPU advertises them (OFF: -mno-amx-*, for machines that advertise AMX but cannot run it)" ON)
 include(CheckCCompilerFlag)
 check_c_compiler_flag(-mno-amx-int8 LLAMA_SCATTER_CAN_DISABLE_AMX)
 if(NOT LLAMA_SCATTER_AMX AND LLAMA_SCATTER_CAN_DISABLE_AMX)
