@@ -179,6 +179,8 @@ foreach(_probe SAMPLER_INIT SAMPLER_COPY TOP_N_SIGMA MODEL_API BACKEND_SAMPLING 
     endif()
 endforeach()
 cmake_pop_check_state()
+# Not restored by cmake_pop_check_state: llama.cpp's own checks (OpenMP's) must link.
+unset(CMAKE_TRY_COMPILE_TARGET_TYPE)
 if(NOT LLAMA_API_DEFINITIONS MATCHES "LLAMA_PENALTIES_ARGS")
     message(FATAL_ERROR "${LLAMA_CPP_SOURCE_DIR}/include/llama.h does not compile as C, or its "
         "llama_sampler_init_penalties takes none of the argument lists of 2024-2026 (CMakeFiles/CMakeConfigureLog.yaml)")
