@@ -79,7 +79,7 @@ fn main() {
         .expect("could not write the llama.h bindings");
     let generated = bindings.to_string();
 
-    // llama.h without llama_sampler_init (late 2024): src/ffi/compat.rs.
+    // llama.h without llama_sampler_init (the tree of llama-cpp-python 0.3.2): src/ffi/compat.rs.
     println!("cargo:rustc-check-cfg=cfg(llama_no_sampler_init)");
     println!("cargo:rerun-if-changed=src/ffi/compat/sampler_init.cpp");
     if !generated.contains("pub fn llama_sampler_init(") {

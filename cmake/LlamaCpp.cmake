@@ -144,11 +144,12 @@ endif()
 
 # The llama.cpp API as far as our build and tests care (README
 # "Compatibility"), probed by compiling against its llama.h:
-# llama_sampler_init appeared in early 2025 (before, the Rust library
+# llama_sampler_init is missing from 0.3.2's tree (the Rust library then
 # creates sampler shells through a C++ shim, see src/ffi/compat.rs);
-# llama_sampler_copy and the backend-sampling hooks of llama_sampler_i in
-# 2026; the llama_model/vocab API that loads today's models in 2025;
-# llama_sampler_init_penalties took 9 arguments in 2024, 4 in 2025, 5 in 2026.
+# llama_sampler_copy and the backend-sampling hooks of llama_sampler_i come
+# with 0.3.36's; the llama_model/vocab API that loads today's models with
+# 0.3.16's; llama_sampler_init_penalties takes 9 arguments in 0.3.2's tree,
+# 4 in 0.3.16's, 5 in 0.3.36's and b11434.
 include(CheckCSourceCompiles)
 include(CMakePushCheckState)
 cmake_push_check_state(RESET)
@@ -183,7 +184,7 @@ cmake_pop_check_state()
 unset(CMAKE_TRY_COMPILE_TARGET_TYPE)
 if(NOT LLAMA_API_DEFINITIONS MATCHES "LLAMA_PENALTIES_ARGS")
     message(FATAL_ERROR "${LLAMA_CPP_SOURCE_DIR}/include/llama.h does not compile as C, or its "
-        "llama_sampler_init_penalties takes none of the argument lists of 2024-2026 (CMakeFiles/CMakeConfigureLog.yaml)")
+        "llama_sampler_init_penalties takes none of the known argument lists (CMakeFiles/CMakeConfigureLog.yaml)")
 endif()
 
 # Installed libllama finds the ggml libraries beside it, and the installed

@@ -2,19 +2,23 @@
 
 LLAMA_SCATTER_LIBRARY names the libllama_scatter.so to ship: one built for this package, with no
 DT_NEEDED on libllama (the CMake target `python_wheel` builds it; see llama_scatter/_library.py for
-why). The version is the library's, read from ../Cargo.toml. The wheel holds a native library
-but no Python extension: tagged py3-none-<platform>."""
+why). The version is the library's, read from ../Cargo.toml; the parameters' layout and ranges are the
+header's, written into llama_scatter/_header.py by scripts/scatter_header.py. The wheel holds a native
+library but no Python extension: tagged py3-none-<platform>."""
 
 import os
 import pathlib
 import re
 import shutil
+import sys
 
 from setuptools import setup
 from setuptools.command.build_py import build_py
 from wheel.bdist_wheel import bdist_wheel
 
 HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "scripts"))
+import scatter_header  # noqa: E402
 
 
 def library_version():
@@ -30,6 +34,11 @@ class BuildWithLibrary(build_py):
             raise SystemExit("LLAMA_SCATTER_LIBRARY must name the libllama_scatter.so to ship "
                              "(build it with: cmake --build build --target python_wheel)")
         shutil.copyfile(library, os.path.join(self.build_lib, "llama_scatter", "libllama_scatter.so"))
+        header = scatter_header.read(HERE.parent / "include" / "llama-scatter.h")
+        with open(os.path.join(self.build_lib, "llama_scatter", "_header.py"), "w") as out:
+            out.write('"""Written by setup.py from include/llama-scatter.h (scripts/scatter_header.py)."""\n\n')
+            out.write(f"PARAMS_CTYPES = {scatter_header.params_ctypes(header)!r}\n")
+            out.write(f"PARAMS_RANGES = {scatter_header.params_ranges(header)!r}\n")
 
 
 class PlatformWheel(bdist_wheel):

@@ -36,8 +36,8 @@ struct llama_model * model_load(int argc, char ** argv) {
         /* LLAMA_SCATTER_TEST_LAYERS=cpu: the repeating layers' weights stay on
          * the CPU (and so their ops), only the output, and so the logits and
          * the sampling graph, on the device: for a device as slow as a
-         * software one. (llama.h has the overrides since mid 2025; this is
-         * built only for the backend-sampling suite.) */
+         * software one. (The tensor overrides are not in every llama.h tested;
+         * this is built only for the backend-sampling suite.) */
         const char * layers = getenv("LLAMA_SCATTER_TEST_LAYERS");
         if (layers && strcmp(layers, "cpu") == 0) {
             static struct llama_model_tensor_buft_override overrides[2];

@@ -10,7 +10,7 @@
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use llama_scatter::llama_sampler_init_scatter_params;
-use llama_scatter_fuzz::RawParams;
+use scatter_core::Params;
 use std::ffi::{c_char, c_void, CStr};
 
 /// `llama_token_data` and `llama_token_data_array` as llama.h declares them.
@@ -58,17 +58,17 @@ enum Op {
     Reset,
     Clone,
     /// llama_sampler_copy from a new sampler with these parameters.
-    CopyFrom(RawParams),
+    CopyFrom(Params),
 }
 
 #[derive(Arbitrary, Debug)]
 struct Input {
-    params: RawParams,
+    params: Params,
     ops: Vec<Op>,
 }
 
-fn make(r: &RawParams) -> *mut Sampler {
-    llama_sampler_init_scatter_params(&r.params()).cast()
+fn make(r: &Params) -> *mut Sampler {
+    llama_sampler_init_scatter_params(r).cast()
 }
 
 fn apply(smpl: *mut Sampler, logits: &[u32], sorted: bool, selected: i64) {

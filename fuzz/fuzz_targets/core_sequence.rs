@@ -7,7 +7,6 @@
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use llama_scatter_fuzz::RawParams;
 use scatter_core::{Outcome, Params, Scatter, TokenData};
 
 #[derive(Arbitrary, Debug)]
@@ -40,7 +39,7 @@ enum Op {
 
 #[derive(Arbitrary, Debug)]
 struct Input {
-    params: RawParams,
+    params: Params,
     ops: Vec<Op>,
 }
 
@@ -173,7 +172,7 @@ fuzz_target!(|input: Input| {
     // instrumented), which held the whole target to ~10 executions a second.
     // The library's cost at any k is bounded by its caps (RELIABILITY.md);
     // test_hostile and the c_api target still apply any k.
-    let mut params = input.params.params();
+    let mut params = input.params;
     params.k = params.k.min(256);
     let mut scatter = Scatter::new(&params);
     // At most about one full vocabulary per input: with a huge `k` and the

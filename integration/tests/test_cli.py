@@ -5,8 +5,8 @@ import os
 import re
 import subprocess
 
-from tools import (PRESETS, PROMPTS, RANK_PRESERVING, args, check, completion,
-                   run_tests)
+from tools import (DEFAULT_FIELDS, FIELDS, PRESETS, PROMPTS, RANGES, RANK_PRESERVING, args,
+                   check, completion, run_tests)
 
 BIN, MODEL = args()
 
@@ -14,6 +14,28 @@ BIN, MODEL = args()
 # removing `scatter` from --samplers.
 WITHOUT_SCATTER = "penalties;dry;top_n_sigma;top_k;typ_p;top_p;min_p;xtc;temperature"
 SAMPLED = ["--temp", "1.0"]
+
+
+def flag(name):
+    return "--scatter-" + name.replace("_", "-")
+
+
+def shown(name, value):
+    """How the 'sampler params' block shows a field's value."""
+    text = ("true" if value else "false") if name not in RANGES else \
+        f"{value:.3f}" if isinstance(value, float) else str(value)
+    return f"scatter_{name} = {text}"
+
+
+def inside(name):
+    """A value inside a number field's range and not its default: 3/8 of the way up (of at most 100
+    for an integer)."""
+    lo, hi = RANGES[name]
+    for part in (3, 5):
+        value = lo + (min(hi, 100) - lo) * part // 8 if isinstance(hi, int) else lo + (hi - lo) * part / 8
+        if value != DEFAULT_FIELDS["scatter_" + name]:
+            return value
+    raise AssertionError(f"no test value for {name}")
 
 
 def chain_line(log):
@@ -72,53 +94,37 @@ def flags_reach_the_sampler():
                              env={"LLAMA_ARG_SCATTER_STRENGTH": "0.3"})
     check(env_text == text, "LLAMA_ARG_SCATTER_STRENGTH=0.3 differs from --scatter-strength 0.3")
 
-    every_flag = {
-        "--scatter-k": ("32", "scatter_k = 32"),
-        "--scatter-strength": ("0.21", "scatter_strength = 0.210"),
-        "--scatter-radius": ("3.5", "scatter_radius = 3.500"),
-        "--scatter-steps": ("2", "scatter_steps = 2"),
-        "--scatter-strength-min": ("0.05", "scatter_strength_min = 0.050"),
-        "--scatter-strength-max": ("0.4", "scatter_strength_max = 0.400"),
-        "--scatter-entropy-target": ("0.6", "scatter_entropy_target = 0.600"),
-        "--scatter-absorption": ("0.07", "scatter_absorption = 0.070"),
-        "--scatter-absorption-last-n": ("48", "scatter_absorption_last_n = 48"),
-        "--scatter-collision": ("0.5", "scatter_collision = 0.500"),
-    }
-    argv = ["--scatter-adaptive"]
-    for flag, (value, _) in every_flag.items():
-        argv += [flag, value]
+    every_flag = {name: inside(name) for name in FIELDS if name in RANGES}
+    argv = [flag(name) for name in FIELDS if name not in RANGES]
+    for name, value in every_flag.items():
+        argv += [flag(name), str(value)]
     _, log = completion(BIN, MODEL, prompt, [*SAMPLED, "--seed", "5", *argv], n_predict=4)
-    shown = params_text(log)
-    for flag, (_, expected) in every_flag.items():
-        check(expected in shown, f"{flag}: '{expected}' not in the sampler params:\n{shown}")
-    check("scatter_adaptive = true" in shown, "--scatter-adaptive not shown")
+    params = params_text(log)
+    for name in FIELDS:
+        expected = shown(name, every_flag.get(name, True))
+        check(expected in params, f"{flag(name)}: '{expected}' not in the sampler params:\n{params}")
 
     # A preset sets every value; flags after it override it.
     _, log = completion(BIN, MODEL, prompt, ["--scatter-preset", "adaptive-absorb", "--scatter-strength", "0.25"], n_predict=1)
-    shown = params_text(log)
+    preset_params = params_text(log)
     for expected in ["scatter_strength = 0.250", "scatter_adaptive = true", "scatter_absorption = 0.060", "scatter_radius = 2.500"]:
-        check(expected in shown, f"preset + override: '{expected}' not in:\n{shown}")
+        check(expected in preset_params, f"preset + override: '{expected}' not in:\n{preset_params}")
     _, log = completion(BIN, MODEL, prompt, ["--scatter-preset", "adaptive", "--no-scatter-adaptive"], n_predict=1)
     check("scatter_adaptive = false" in params_text(log), "--no-scatter-adaptive after a preset did not turn adaptive off")
 
 
 def bad_values_are_refused():
-    cases = [
-        (["--scatter-strength", "2"], "--scatter-strength"),
-        (["--scatter-strength", "nan"], "--scatter-strength"),
-        (["--scatter-radius", "-1"], "--scatter-radius"),
-        (["--scatter-steps", "99"], "--scatter-steps"),
-        (["--scatter-k", "-5"], "--scatter-k"),
-        (["--scatter-k", "12abc"], "--scatter-k"),
-        (["--scatter-collision", "1.5"], "--scatter-collision"),
-        (["--scatter-absorption-last-n", "70000"], "--scatter-absorption-last-n"),
-        (["--scatter-preset", "loud"], "--scatter-preset"),
-    ]
-    for argv, flag in cases:
+    cases = [(["--scatter-strength", "nan"], "--scatter-strength"), (["--scatter-k", "12abc"], "--scatter-k"),
+             (["--scatter-preset", "loud"], "--scatter-preset")]
+    for name, (lo, hi) in RANGES.items():
+        if name in FIELDS:
+            above = hi + 1 if isinstance(hi, int) else hi * 2
+            cases += [([flag(name), str(lo - 1)], flag(name)), ([flag(name), str(above)], flag(name))]
+    for argv, named in cases:
         cmd = [os.path.join(BIN, "llama-completion"), "-m", MODEL, "-no-cnv", "-p", "x", "-n", "1", *argv]
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
         check(proc.returncode != 0, f"{argv} was accepted")
-        check(f'"{flag}"' in proc.stderr, f"{argv}: the error does not name {flag}:\n{proc.stderr[-800:]}")
+        check(f'"{named}"' in proc.stderr, f"{argv}: the error does not name {named}:\n{proc.stderr[-800:]}")
     env = dict(os.environ, LLAMA_ARG_SCATTER_RADIUS="99")
     proc = subprocess.run([os.path.join(BIN, "llama-completion"), "-m", MODEL, "-no-cnv", "-p", "x", "-n", "1"],
                           capture_output=True, text=True, timeout=120, env=env)
@@ -129,11 +135,8 @@ def help_lists_flags_and_default_chain():
     for tool in ["llama-completion", "llama-cli", "llama-server"]:
         proc = subprocess.run([os.path.join(BIN, tool), "--help"], capture_output=True, text=True, timeout=60)
         out = proc.stdout + proc.stderr
-        for flag in ["--scatter-preset", "--scatter-k", "--scatter-strength", "--scatter-radius", "--scatter-steps",
-                     "--scatter-adaptive", "--scatter-strength-min", "--scatter-strength-max",
-                     "--scatter-entropy-target", "--scatter-absorption", "--scatter-absorption-last-n",
-                     "--scatter-collision", "LLAMA_ARG_SCATTER_STRENGTH"]:
-            check(flag in out, f"{tool} --help does not list {flag}")
+        for listed in ["--scatter-preset", *map(flag, FIELDS), *("LLAMA_ARG_SCATTER_" + name.upper() for name in FIELDS)]:
+            check(listed in out, f"{tool} --help does not list {listed}")
         check("edskypmxrt" in out, f"{tool} --help: default --sampler-seq is not edskypmxrt")
         check("xtc;scatter;temperature" in out, f"{tool} --help: default --samplers lacks xtc;scatter;temperature")
         for preset in PRESETS:

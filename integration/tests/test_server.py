@@ -5,7 +5,7 @@ stopped at the end whatever happens."""
 import json
 import re
 
-from tools import DEFAULT_FIELDS, PRESET_FIELDS, Failure, Server, args, check, run_tests
+from tools import DEFAULT_FIELDS, FIELDS, PRESET_FIELDS, RANGES, Failure, Server, args, check, run_tests
 
 BIN, MODEL = args()
 # Server-wide defaults given on the command line; /props must show them.
@@ -91,13 +91,11 @@ def openai_endpoints_take_the_fields():
 
 
 def bad_fields_get_400_naming_the_field():
-    bad = [
-        ("scatter_strength", 1.5), ("scatter_strength", -0.1), ("scatter_strength", "strong"),
-        ("scatter_k", -1), ("scatter_k", "64"), ("scatter_radius", 100.0), ("scatter_steps", 9),
-        ("scatter_adaptive", "yes"), ("scatter_strength_min", 2), ("scatter_strength_max", -1),
-        ("scatter_entropy_target", 1.01), ("scatter_absorption", -0.5), ("scatter_absorption_last_n", 1 << 20),
-        ("scatter_collision", 2.0), ("scatter_preset", "loud"), ("scatter_preset", 3),
-    ]
+    bad = [("scatter_strength", "strong"), ("scatter_k", "64"), ("scatter_adaptive", "yes"),
+           ("scatter_preset", "loud"), ("scatter_preset", 3)]
+    for name, (lo, hi) in RANGES.items():
+        if name in FIELDS:
+            bad += [("scatter_" + name, lo - 1), ("scatter_" + name, hi + 1 if isinstance(hi, int) else hi * 1.01)]
     for name, value in bad:
         status, res = server.request("/completion", {"prompt": PROMPT, "n_predict": 1, name: value})
         check(status == 400, f"{name}={value!r} -> {status}, expected 400")
@@ -116,9 +114,7 @@ def sent_value(message):
     return json.loads(m.group(1))
 
 
-NUMBER_FIELDS = ["scatter_k", "scatter_strength", "scatter_radius", "scatter_steps", "scatter_strength_min",
-                 "scatter_strength_max", "scatter_entropy_target", "scatter_absorption",
-                 "scatter_absorption_last_n", "scatter_collision"]
+NUMBER_FIELDS = ["scatter_" + name for name in FIELDS if name in RANGES]
 
 
 def hostile_values_get_400_with_the_value_as_sent():

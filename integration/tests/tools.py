@@ -17,18 +17,19 @@ import urllib.error
 import urllib.request
 
 
-def _header_fields():
-    """The fields of `struct llama_scatter_params`, read from the header, so
-    that these tests hold no copy of its layout to keep in step."""
-    header = open(os.path.join(os.path.dirname(__file__), "..", "..", "include", "llama-scatter.h")).read()
-    body = re.search(r"typedef struct llama_scatter_params \{(.*?)\}", header, re.S).group(1)
-    ctype = {"int32_t": ctypes.c_int32, "uint32_t": ctypes.c_uint32, "float": ctypes.c_float, "bool": ctypes.c_bool}
-    return [(name, ctype[t]) for t, name in re.findall(r"^\s*(\w+) (\w+);", body, re.M)]
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "scripts"))
+import scatter_header  # noqa: E402
+
+# The header's parameters: these tests hold no copy of their layout, names or ranges.
+HEADER = scatter_header.read(os.path.join(os.path.dirname(__file__), "..", "..", "include", "llama-scatter.h"))
+# The fields the tools expose (the seed is the tools' own --seed), with their ranges; a bool has none.
+FIELDS = [name for name, _ in scatter_header.params_fields(HEADER) if name != "seed"]
+RANGES = scatter_header.params_ranges(HEADER)
 
 
 class ScatterParams(ctypes.Structure):
     """`struct llama_scatter_params` of include/llama-scatter.h."""
-    _fields_ = _header_fields()
+    _fields_ = [(name, getattr(ctypes, ctype)) for name, ctype in scatter_header.params_ctypes(HEADER)]
 
 
 def _library_presets():
@@ -42,7 +43,7 @@ def _library_presets():
     lib.llama_scatter_preset_params.argtypes = [ctypes.c_char_p, ctypes.POINTER(ScatterParams)]
 
     def fields(p):
-        return {"scatter_" + name: getattr(p, name) for name, _ in ScatterParams._fields_ if name != "seed"}
+        return {"scatter_" + name: getattr(p, name) for name in FIELDS}
 
     presets = {}
     while (name := lib.llama_scatter_preset_name(len(presets))) is not None:

@@ -24,6 +24,7 @@ import ctypes
 import math
 from typing import Any, Dict, List, Optional, Union
 
+from ._header import PARAMS_RANGES
 from ._library import Params, Stats, lib
 
 import llama_cpp
@@ -35,21 +36,10 @@ __version__: str = lib.llama_scatter_version().decode()
 #: ``LLAMA_DEFAULT_SEED``: ``ScatterLlama`` seeds scatter with the ``Llama``'s seed instead.
 DEFAULT_SEED = 0xFFFFFFFF
 
-#: The accepted range of each parameter: those of the llama.cpp tools' ``--scatter-*`` flags and of
-#: llama-server's ``scatter_*`` fields (the upper bounds are the header's ``LLAMA_SCATTER_MAX_*``).
-RANGES: Dict[str, tuple] = {
-    "k": (0, 2**31 - 1),
-    "strength": (0.0, 1.0),
-    "radius": (0.0, 16.0),
-    "steps": (0, 8),
-    "strength_min": (0.0, 1.0),
-    "strength_max": (0.0, 1.0),
-    "entropy_target": (0.0, 1.0),
-    "absorption": (0.0, 1000.0),
-    "absorption_last_n": (0, 65536),
-    "collision": (0.0, 1.0),
-    "seed": (0, 2**32 - 1),
-}
+#: The accepted range of each number parameter: those of the llama.cpp tools' ``--scatter-*`` flags and
+#: of llama-server's ``scatter_*`` fields, read from the header when the wheel was built (its caps
+#: ``LLAMA_SCATTER_MAX_*``; see scripts/scatter_header.py).
+RANGES: Dict[str, tuple] = dict(PARAMS_RANGES)
 
 
 def preset_names() -> List[str]:
@@ -61,9 +51,9 @@ def preset_names() -> List[str]:
 
 
 def _checked(name: str, value: Any) -> Any:
-    if name == "adaptive":
+    if name not in RANGES:
         if not isinstance(value, bool):
-            raise ValueError(f"scatter parameter 'adaptive' must be a bool, got {value!r}")
+            raise ValueError(f"scatter parameter {name!r} must be a bool, got {value!r}")
         return value
     lo, hi = RANGES[name]
     if isinstance(lo, int):

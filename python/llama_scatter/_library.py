@@ -16,6 +16,8 @@ import os
 import re
 import sys
 
+from ._header import PARAMS_CTYPES
+
 SUPPORTED = ("0.3.36",)
 
 
@@ -69,20 +71,7 @@ class Params(ctypes.Structure):
     """`struct llama_scatter_params` of include/llama-scatter.h (the layout; the values come from
     the library: llama_scatter_default_params, llama_scatter_preset_params)."""
 
-    _fields_ = [
-        ("k", ctypes.c_int32),
-        ("strength", ctypes.c_float),
-        ("radius", ctypes.c_float),
-        ("steps", ctypes.c_int32),
-        ("adaptive", ctypes.c_bool),
-        ("strength_min", ctypes.c_float),
-        ("strength_max", ctypes.c_float),
-        ("entropy_target", ctypes.c_float),
-        ("absorption", ctypes.c_float),
-        ("absorption_last_n", ctypes.c_int32),
-        ("collision", ctypes.c_float),
-        ("seed", ctypes.c_uint32),
-    ]
+    _fields_ = [(name, getattr(ctypes, ctype)) for name, ctype in PARAMS_CTYPES]
 
     def __repr__(self):
         return f"Params({', '.join(f'{name}={getattr(self, name)!r}' for name, _ in self._fields_)})"

@@ -35,6 +35,7 @@ pub const HISTORY_CAPACITY: usize = 65_536;
 /// `?scatter` sampler. Defaults in brackets.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Params {
     /// [64] Size of the medium: how many of the best finite candidates take
     /// part. `<= 1` disables.

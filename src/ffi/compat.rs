@@ -1,9 +1,9 @@
 //! The one place where llama.cpp versions differ for us beyond what bindgen
 //! absorbs: creating the `llama_sampler` shell.
 //!
-//! - llama.h since early 2025 has `llama_sampler_init(iface, ctx)` (its
-//!   `iface` argument became `const` later; the caller casts).
-//! - llama.h of late 2024 (llama-cpp-python 0.3.2) has none: the caller
+//! - llama.h of llama-cpp-python 0.3.16 on has `llama_sampler_init(iface, ctx)`
+//!   (its `iface` argument is `const` in some trees; the caller casts).
+//! - llama.h of llama-cpp-python 0.3.2 has none: the caller
 //!   allocates the shell with C++ `new`, since `llama_sampler_free` uses
 //!   `delete`. build.rs then sets `cfg(llama_no_sampler_init)` and compiles
 //!   `compat/sampler_init.cpp`, whose function we call instead.

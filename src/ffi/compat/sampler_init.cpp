@@ -1,5 +1,5 @@
-// llama.cpp before its llama_sampler_init() (llama.h of late 2024, e.g. the
-// tree in llama-cpp-python 0.3.2): a sampler's shell was made by the caller
+// llama.cpp without llama_sampler_init() (e.g. the tree in llama-cpp-python
+// 0.3.2): a sampler's shell is made by the caller
 // with C++ `new`, because llama_sampler_free() releases it with `delete`.
 // Built by build.rs (cc crate) only for such a llama.h; see src/ffi/compat.rs.
 #include "llama.h"

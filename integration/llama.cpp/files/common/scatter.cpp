@@ -7,15 +7,93 @@
 #include "sampling.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
-#include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <stdexcept>
+#include <type_traits>
+#include <utility>
 
 namespace {
 
 [[noreturn]] void out_of_range(const std::string & value, double lo, double hi) {
     throw std::invalid_argument(string_format("expected a number in [%.10g, %.10g], got '%s'", lo, hi, value.c_str()));
+}
+
+// The whole of value as a number in [lo, hi] (NaN is not), else the error with the range.
+template <typename T>
+T parse_number(const std::string & value, double lo, double hi) {
+    size_t used = 0;
+    double v = 0.0;
+    try {
+        v = std::is_integral_v<T> ? (double) std::stoll(value, &used) : std::stof(value, &used);
+    } catch (const std::exception &) {
+        out_of_range(value, lo, hi);
+    }
+    if (used != value.size() || !(v >= lo && v <= hi)) {
+        out_of_range(value, lo, hi);
+    }
+    return (T) v;
+}
+
+std::string shown_default(const common_scatter_field & f, const llama_scatter_params & params) {
+    if (f.i32) {
+        return std::to_string(params.*f.i32);
+    }
+    if (f.f32) {
+        return string_format("%.2f", (double) (params.*f.f32));
+    }
+    return params.*f.flag ? "enabled" : "disabled";
+}
+
+// common_arg keeps pointers to its names, so each flag's names live as long as the process.
+struct flag_names {
+    std::string flag, no_flag, env;
+
+    explicit flag_names(const char * field) {
+        std::string dashed = field, upper = field;
+        std::replace(dashed.begin(), dashed.end(), '_', '-');
+        std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char c) { return (char) std::toupper(c); });
+        flag    = "--" + dashed;
+        no_flag = "--no-" + dashed;
+        env     = "LLAMA_ARG_" + upper;
+    }
+};
+
+// A common_arg handler is a plain function pointer: one instance per row of the table.
+template <size_t I>
+void set_from_flag(common_params & params, const std::string & value) {
+    constexpr const common_scatter_field & f = common_scatter_fields[I];
+    if constexpr (f.i32 != nullptr) {
+        params.sampling.scatter.params.*f.i32 = parse_number<int32_t>(value, f.lo, f.hi);
+    } else {
+        params.sampling.scatter.params.*f.f32 = parse_number<float>(value, f.lo, f.hi);
+    }
+}
+
+template <size_t I>
+void set_switch(common_params & params, bool value) {
+    params.sampling.scatter.params.*common_scatter_fields[I].flag = value;
+}
+
+template <size_t I>
+void add_flag(const std::function<void(common_arg)> & add_opt, const llama_scatter_params & defaults) {
+    constexpr const common_scatter_field & f = common_scatter_fields[I];
+    static const flag_names names(f.name);
+    const std::string help = "scatter: " + std::string(f.help) + " (default: " + shown_default(f, defaults) + ")";
+    if constexpr (f.flag != nullptr) {
+        add_opt(common_arg({names.flag.c_str()}, {names.no_flag.c_str()}, help, set_switch<I>)
+                    .set_sampling().set_env(names.env.c_str()));
+    } else {
+        add_opt(common_arg({names.flag.c_str()}, "N", help, set_from_flag<I>)
+                    .set_sampling().set_env(names.env.c_str()));
+    }
+}
+
+template <size_t... I>
+void add_flags(const std::function<void(common_arg)> & add_opt, const llama_scatter_params & defaults, std::index_sequence<I...>) {
+    (add_flag<I>(add_opt, defaults), ...);
 }
 
 } // namespace
@@ -30,84 +108,7 @@ void common_scatter_add_args(const std::function<void(common_arg)> & add_opt, co
             }
         }
     ).set_sampling().set_env("LLAMA_ARG_SCATTER_PRESET"));
-    add_opt(common_arg(
-        {"--scatter-k"}, "N",
-        string_format("scatter: size of the medium, the top-K candidates that take part; <= 1 disables (default: %d)", params.sampling.scatter.params.k),
-        [](common_params & params, const std::string & value) {
-            params.sampling.scatter.params.k = common_scatter_parse_int(value, 0, COMMON_SCATTER_K_MAX);
-        }
-    ).set_sampling().set_env("LLAMA_ARG_SCATTER_K"));
-    add_opt(common_arg(
-        {"--scatter-strength"}, "N",
-        string_format("scatter: blend of the direct (0) and the rank-smoothed (1) distribution, 0.0 = disabled (default: %.2f)", (double)params.sampling.scatter.params.strength),
-        [](common_params & params, const std::string & value) {
-            params.sampling.scatter.params.strength = common_scatter_parse_float(value, 0.0f, 1.0f);
-        }
-    ).set_sampling().set_env("LLAMA_ARG_SCATTER_STRENGTH"));
-    add_opt(common_arg(
-        {"--scatter-radius"}, "N",
-        string_format("scatter: Gaussian radius in ranks, larger moves mass across more ranks; 0 disables (default: %.2f)", (double)params.sampling.scatter.params.radius),
-        [](common_params & params, const std::string & value) {
-            params.sampling.scatter.params.radius = common_scatter_parse_float(value, 0.0f, COMMON_SCATTER_RADIUS_MAX);
-        }
-    ).set_sampling().set_env("LLAMA_ARG_SCATTER_RADIUS"));
-    add_opt(common_arg(
-        {"--scatter-steps"}, "N",
-        string_format("scatter: diffusion passes, n passes ~ one pass of radius*sqrt(n); 0 disables (default: %d)", params.sampling.scatter.params.steps),
-        [](common_params & params, const std::string & value) {
-            params.sampling.scatter.params.steps = common_scatter_parse_int(value, 0, COMMON_SCATTER_STEPS_MAX);
-        }
-    ).set_sampling().set_env("LLAMA_ARG_SCATTER_STEPS"));
-    add_opt(common_arg(
-        {"--scatter-adaptive"},
-        {"--no-scatter-adaptive"},
-        string_format("scatter: strength follows the entropy of the medium (default: %s)", params.sampling.scatter.params.adaptive ? "enabled" : "disabled"),
-        [](common_params & params, bool value) {
-            params.sampling.scatter.params.adaptive = value;
-        }
-    ).set_sampling().set_env("LLAMA_ARG_SCATTER_ADAPTIVE"));
-    add_opt(common_arg(
-        {"--scatter-strength-min"}, "N",
-        string_format("scatter: lower clamp of the adaptive strength (default: %.2f)", (double)params.sampling.scatter.params.strength_min),
-        [](common_params & params, const std::string & value) {
-            params.sampling.scatter.params.strength_min = common_scatter_parse_float(value, 0.0f, 1.0f);
-        }
-    ).set_sampling().set_env("LLAMA_ARG_SCATTER_STRENGTH_MIN"));
-    add_opt(common_arg(
-        {"--scatter-strength-max"}, "N",
-        string_format("scatter: upper clamp of the adaptive strength (default: %.2f)", (double)params.sampling.scatter.params.strength_max),
-        [](common_params & params, const std::string & value) {
-            params.sampling.scatter.params.strength_max = common_scatter_parse_float(value, 0.0f, 1.0f);
-        }
-    ).set_sampling().set_env("LLAMA_ARG_SCATTER_STRENGTH_MAX"));
-    add_opt(common_arg(
-        {"--scatter-entropy-target"}, "N",
-        string_format("scatter: normalised entropy at which adaptive mode uses --scatter-strength (default: %.2f)", (double)params.sampling.scatter.params.entropy_target),
-        [](common_params & params, const std::string & value) {
-            params.sampling.scatter.params.entropy_target = common_scatter_parse_float(value, 0.0f, 1.0f);
-        }
-    ).set_sampling().set_env("LLAMA_ARG_SCATTER_ENTROPY_TARGET"));
-    add_opt(common_arg(
-        {"--scatter-absorption"}, "N",
-        string_format("scatter: repeated-token damping p*exp(-N*count), keep it low; 0.0 = disabled (default: %.2f)", (double)params.sampling.scatter.params.absorption),
-        [](common_params & params, const std::string & value) {
-            params.sampling.scatter.params.absorption = common_scatter_parse_float(value, 0.0f, COMMON_SCATTER_ABSORPTION_MAX);
-        }
-    ).set_sampling().set_env("LLAMA_ARG_SCATTER_ABSORPTION"));
-    add_opt(common_arg(
-        {"--scatter-absorption-last-n"}, "N",
-        string_format("scatter: history window of absorption in tokens; 0 disables (default: %d)", params.sampling.scatter.params.absorption_last_n),
-        [](common_params & params, const std::string & value) {
-            params.sampling.scatter.params.absorption_last_n = common_scatter_parse_int(value, 0, COMMON_SCATTER_ABSORPTION_LAST_N_MAX);
-        }
-    ).set_sampling().set_env("LLAMA_ARG_SCATTER_ABSORPTION_LAST_N"));
-    add_opt(common_arg(
-        {"--scatter-collision"}, "N",
-        string_format("scatter: probability per token that scattering happens, mean free path ~ 1/N tokens; 0 disables (default: %.2f)", (double)params.sampling.scatter.params.collision),
-        [](common_params & params, const std::string & value) {
-            params.sampling.scatter.params.collision = common_scatter_parse_float(value, 0.0f, 1.0f);
-        }
-    ).set_sampling().set_env("LLAMA_ARG_SCATTER_COLLISION"));
+    add_flags(add_opt, params.sampling.scatter.params, std::make_index_sequence<std::size(common_scatter_fields)>{});
 }
 
 bool common_scatter_apply_preset(common_params_sampling & params, const std::string & name) {
@@ -122,34 +123,6 @@ std::string common_scatter_preset_names() {
         names += llama_scatter_preset_name(i);
     }
     return names;
-}
-
-float common_scatter_parse_float(const std::string & value, float lo, float hi) {
-    size_t used = 0;
-    float v = 0.0f;
-    try {
-        v = std::stof(value, &used);
-    } catch (const std::exception &) {
-        out_of_range(value, lo, hi);
-    }
-    if (used != value.size() || !(v >= lo && v <= hi)) {
-        out_of_range(value, lo, hi);
-    }
-    return v;
-}
-
-int32_t common_scatter_parse_int(const std::string & value, int32_t lo, int32_t hi) {
-    size_t used = 0;
-    long long v = 0;
-    try {
-        v = std::stoll(value, &used);
-    } catch (const std::exception &) {
-        out_of_range(value, lo, hi);
-    }
-    if (used != value.size() || v < lo || v > hi) {
-        out_of_range(value, lo, hi);
-    }
-    return (int32_t) v;
 }
 
 bool common_scatter_place(common_params_sampling & params) {
@@ -211,23 +184,28 @@ double json_number(const char * what, const common_json & value, double lo, doub
 
 } // namespace
 
-float common_scatter_json_number(const common_json & value, float lo, float hi) {
-    return (float) json_number("a number", value, lo, hi);
+void common_scatter_json_set(const common_scatter_field & f, const common_json & value, llama_scatter_params & params) {
+    if (f.flag) {
+        if (!value.is_boolean()) {
+            throw std::invalid_argument("expected true or false, got " + common_scatter_json_shown(value));
+        }
+        params.*f.flag = value.get<bool>();
+    } else if (f.f32) {
+        params.*f.f32 = (float) json_number("a number", value, f.lo, f.hi);
+    } else {
+        const double v = json_number("an integer", value, f.lo, f.hi);
+        if (v != std::floor(v)) {
+            not_in_range("an integer", value, f.lo, f.hi);
+        }
+        params.*f.i32 = (int32_t) v;
+    }
 }
 
-int32_t common_scatter_json_number(const common_json & value, int32_t lo, int32_t hi) {
-    const double v = json_number("an integer", value, lo, hi);
-    if (v != std::floor(v)) {
-        not_in_range("an integer", value, lo, hi);
+common_json common_scatter_json_get(const common_scatter_field & f, const llama_scatter_params & params) {
+    if (f.flag) {
+        return params.*f.flag;
     }
-    return (int32_t) v;
-}
-
-bool common_scatter_json_bool(const common_json & value) {
-    if (!value.is_boolean()) {
-        throw std::invalid_argument("expected true or false, got " + common_scatter_json_shown(value));
-    }
-    return value.get<bool>();
+    return f.f32 ? common_json(params.*f.f32) : common_json(params.*f.i32);
 }
 
 struct llama_sampler * common_scatter_init(const common_params_sampling & params) {
@@ -237,14 +215,11 @@ struct llama_sampler * common_scatter_init(const common_params_sampling & params
 }
 
 std::string common_scatter_print(const common_params_sampling & params) {
-    const llama_scatter_params & s = params.scatter.params;
-    char line[512];
-    snprintf(line, sizeof(line),
-        "\tscatter_k = %d, scatter_strength = %.3f, scatter_radius = %.3f, scatter_steps = %d, scatter_adaptive = %s, "
-        "scatter_strength_min = %.3f, scatter_strength_max = %.3f, scatter_entropy_target = %.3f, "
-        "scatter_absorption = %.3f, scatter_absorption_last_n = %d, scatter_collision = %.3f",
-        s.k, s.strength, s.radius, s.steps, s.adaptive ? "true" : "false",
-        s.strength_min, s.strength_max, s.entropy_target,
-        s.absorption, s.absorption_last_n, s.collision);
+    std::string line = "\t";
+    for (const common_scatter_field & f : common_scatter_fields) {
+        line += std::string(line.size() > 1 ? ", " : "") + f.name + " = ";
+        const llama_scatter_params & s = params.scatter.params;
+        line += f.i32 ? std::to_string(s.*f.i32) : f.f32 ? string_format("%.3f", (double) (s.*f.f32)) : s.*f.flag ? "true" : "false";
+    }
     return line;
 }

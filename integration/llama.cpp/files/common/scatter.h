@@ -10,6 +10,8 @@
 
 #include "llama-scatter.h"
 
+#include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 
@@ -32,9 +34,51 @@ struct common_scatter_sampling {
     bool backend = false;
 };
 
-// Adds the --scatter-* flags through common_params_parser_init's add_opt. The preset comes
-// first, so that its environment variable is applied before those of the single flags,
-// which override it.
+// One scatter parameter as the tools and llama-server expose it. This table is the only list of
+// them: the flag --scatter-<name> ('_' as '-'), its environment variable LLAMA_ARG_SCATTER_<NAME>,
+// the request field scatter_<name>, its echo in responses and /props, and its part of the
+// "sampler params" line are all made from it. Exactly one of the member pointers is set. A number
+// outside [lo, hi] is refused with the range (the library would clamp it); the upper bounds are
+// the header's LLAMA_SCATTER_MAX_* caps, 1 for a fraction, or the type's largest value. The seed
+// is not here: the tools' --seed and the server's seed field seed scatter.
+struct common_scatter_field {
+    const char * name; // "scatter_k": the server field
+    int32_t llama_scatter_params::* i32;
+    float   llama_scatter_params::* f32;
+    bool    llama_scatter_params::* flag;
+    double lo;
+    double hi;
+    const char * help;
+};
+
+inline constexpr common_scatter_field common_scatter_fields[] = {
+    {"scatter_k", &llama_scatter_params::k, nullptr, nullptr, 0, INT32_MAX,
+     "size of the medium, the top-K candidates that take part; <= 1 disables"},
+    {"scatter_strength", nullptr, &llama_scatter_params::strength, nullptr, 0, 1,
+     "blend of the direct (0) and the rank-smoothed (1) distribution, 0 disables"},
+    {"scatter_radius", nullptr, &llama_scatter_params::radius, nullptr, 0, LLAMA_SCATTER_MAX_RADIUS,
+     "Gaussian radius in ranks, larger moves mass across more ranks; 0 disables"},
+    {"scatter_steps", &llama_scatter_params::steps, nullptr, nullptr, 0, LLAMA_SCATTER_MAX_STEPS,
+     "diffusion passes, n passes ~ one pass of radius*sqrt(n); 0 disables"},
+    {"scatter_adaptive", nullptr, nullptr, &llama_scatter_params::adaptive, 0, 1,
+     "strength follows the entropy of the medium"},
+    {"scatter_strength_min", nullptr, &llama_scatter_params::strength_min, nullptr, 0, 1,
+     "lower clamp of the adaptive strength"},
+    {"scatter_strength_max", nullptr, &llama_scatter_params::strength_max, nullptr, 0, 1,
+     "upper clamp of the adaptive strength"},
+    {"scatter_entropy_target", nullptr, &llama_scatter_params::entropy_target, nullptr, 0, 1,
+     "normalised entropy at which adaptive mode uses the strength"},
+    {"scatter_absorption", nullptr, &llama_scatter_params::absorption, nullptr, 0, LLAMA_SCATTER_MAX_ABSORPTION,
+     "repeated-token damping p*exp(-absorption*count), keep it low; 0 disables"},
+    {"scatter_absorption_last_n", &llama_scatter_params::absorption_last_n, nullptr, nullptr, 0, LLAMA_SCATTER_MAX_ABSORPTION_LAST_N,
+     "history window of absorption in tokens; 0 disables"},
+    {"scatter_collision", nullptr, &llama_scatter_params::collision, nullptr, 0, 1,
+     "probability per token that scattering happens, mean free path ~ 1/collision tokens; 0 disables"},
+};
+
+// Adds --scatter-preset and one flag per row of common_scatter_fields through
+// common_params_parser_init's add_opt. The preset comes first, so that its environment variable is
+// applied before those of the single flags, which override it.
 void common_scatter_add_args(const std::function<void(common_arg)> & add_opt, const common_params & params);
 
 // Presets of the scatter SPEC, section 6, as the library defines them. A
@@ -45,11 +89,6 @@ bool common_scatter_apply_preset(common_params_sampling & params, const std::str
 
 // "subtle, creative, adaptive, collision, adaptive-absorb"
 std::string common_scatter_preset_names();
-
-// Parse a user-supplied value and check it against [lo, hi]; throws
-// std::invalid_argument with the accepted range otherwise (NaN included).
-float   common_scatter_parse_float(const std::string & value, float lo, float hi);
-int32_t common_scatter_parse_int  (const std::string & value, int32_t lo, int32_t hi);
 
 // The scatter sampler for params.scatter, seeded with params.seed: a no-op
 // named "?scatter" while llama_scatter_params_enabled is false (strength 0
@@ -76,13 +115,14 @@ bool common_scatter_on_backend(const struct common_sampler * smpl);
 // and no mirostat (which replaces the list).
 bool common_scatter_runs(const common_params_sampling & params);
 
-// Strict reading of llama-server's scatter_* request fields: a value of
-// another JSON type (a bool is not 1), out of [lo, hi] (checked before any
-// narrowing), or with a fraction in an integer field (64.0 is 64) throws
-// std::invalid_argument with the range and the value as sent, shortened.
-float   common_scatter_json_number(const common_json & value, float lo, float hi);
-int32_t common_scatter_json_number(const common_json & value, int32_t lo, int32_t hi);
-bool    common_scatter_json_bool (const common_json & value);
+// Strict reading of a llama-server scatter_* request field into params: a value of another JSON
+// type (a bool is not 1), out of [lo, hi] (checked before any narrowing), or with a fraction in an
+// integer field (64.0 is 64) throws std::invalid_argument with the range and the value as sent,
+// shortened.
+void common_scatter_json_set(const common_scatter_field & field, const common_json & value, llama_scatter_params & params);
+
+// A field's value in params as JSON, for the echo of the settings.
+common_json common_scatter_json_get(const common_scatter_field & field, const llama_scatter_params & params);
 
 // A request's value for messages: its JSON text, at most 64 characters.
 std::string common_scatter_json_shown(const common_json & value);
@@ -90,10 +130,3 @@ std::string common_scatter_json_shown(const common_json & value);
 // One line for common_params_sampling::print().
 std::string common_scatter_print(const common_params_sampling & params);
 
-// Accepted ranges, shared by the --scatter-* flags and llama-server's
-// scatter_* fields. The library clamps anything else; these reject it.
-#define COMMON_SCATTER_K_MAX INT32_MAX
-#define COMMON_SCATTER_RADIUS_MAX ((float) LLAMA_SCATTER_MAX_RADIUS)
-#define COMMON_SCATTER_STEPS_MAX LLAMA_SCATTER_MAX_STEPS
-#define COMMON_SCATTER_ABSORPTION_MAX ((float) LLAMA_SCATTER_MAX_ABSORPTION)
-#define COMMON_SCATTER_ABSORPTION_LAST_N_MAX LLAMA_SCATTER_MAX_ABSORPTION_LAST_N

@@ -9,18 +9,12 @@
 
 #include <atomic>
 #include <functional>
-
-// A scatter_* number field, read strictly (common/scatter.h); a field_str holds no value of
-// its own, the handler sets the member.
-template <typename T>
-inline server_schema::field * server_scatter_field(const char * name, T llama_scatter_params::* member, T lo, T hi, const char * desc) {
-    return (new server_schema::field_str(name))->set_desc(desc)->set_handler([=](server_schema::field_eval_context & ctx, const json & data) {
-        ctx.params.sampling.scatter.params.*member = common_scatter_json_number(data.at(name), lo, hi);
-    });
-}
+#include <iterator>
+#include <string>
+#include <vector>
 
 // The scatter_* fields of a completion request, added to make_llama_cmpl_schema's list.
-inline void server_scatter_add_fields(const std::function<void(server_schema::field *)> & add, task_params & params) {
+inline void server_scatter_add_fields(const std::function<void(server_schema::field *)> & add) {
     using namespace server_schema;
     add((new field_str("scatter_preset"))
         ->set_desc("Set every scatter_* value to a preset of the scatter library (the names are listed by --help under --scatter-preset, and by the error for an unknown one); scatter_* fields in the same request override it")
@@ -31,51 +25,31 @@ inline void server_scatter_add_fields(const std::function<void(server_schema::fi
             }
         }));
 
-    add(server_scatter_field("scatter_k", &llama_scatter_params::k, 0, COMMON_SCATTER_K_MAX,
-        "Scatter: size of the medium, the top-K candidates that take part (<= 1 = disabled)"));
-    add(server_scatter_field("scatter_strength", &llama_scatter_params::strength, 0.0f, 1.0f,
-        "Scatter: blend of the direct (0) and the rank-smoothed (1) distribution (0 = disabled)"));
-    add(server_scatter_field("scatter_radius", &llama_scatter_params::radius, 0.0f, COMMON_SCATTER_RADIUS_MAX,
-        "Scatter: Gaussian radius in ranks (0 = disabled)"));
-    add(server_scatter_field("scatter_steps", &llama_scatter_params::steps, 0, COMMON_SCATTER_STEPS_MAX,
-        "Scatter: diffusion passes (0 = disabled)"));
-    add((new field_bool("scatter_adaptive", params.sampling.scatter.params.adaptive))
-        ->set_handler([](field_eval_context & ctx, const json & data) {
-            ctx.params.sampling.scatter.params.adaptive = common_scatter_json_bool(data.at("scatter_adaptive"));
-        })
-        ->set_desc("Scatter: strength follows the entropy of the medium"));
-    add(server_scatter_field("scatter_strength_min", &llama_scatter_params::strength_min, 0.0f, 1.0f,
-        "Scatter: lower clamp of the adaptive strength"));
-    add(server_scatter_field("scatter_strength_max", &llama_scatter_params::strength_max, 0.0f, 1.0f,
-        "Scatter: upper clamp of the adaptive strength"));
-    add(server_scatter_field("scatter_entropy_target", &llama_scatter_params::entropy_target, 0.0f, 1.0f,
-        "Scatter: normalised entropy at which adaptive mode uses scatter_strength"));
-    add(server_scatter_field("scatter_absorption", &llama_scatter_params::absorption, 0.0f, COMMON_SCATTER_ABSORPTION_MAX,
-        "Scatter: repeated-token damping p*exp(-absorption*count) (0 = disabled)"));
-    add(server_scatter_field("scatter_absorption_last_n", &llama_scatter_params::absorption_last_n, 0, COMMON_SCATTER_ABSORPTION_LAST_N_MAX,
-        "Scatter: history window of absorption in tokens (0 = disabled)"));
-    add(server_scatter_field("scatter_collision", &llama_scatter_params::collision, 0.0f, 1.0f,
-        "Scatter: probability per token that scattering happens (0 = disabled)"));
+    // The schema keeps pointers to the descriptions: made once, for the life of the process.
+    static const std::vector<std::string> descs = [] {
+        std::vector<std::string> all;
+        for (const common_scatter_field & f : common_scatter_fields) {
+            all.push_back("Scatter: " + std::string(f.help));
+        }
+        return all;
+    }();
+    for (size_t i = 0; i < std::size(common_scatter_fields); i++) {
+        const common_scatter_field & f = common_scatter_fields[i];
+        add((new field_str(f.name))->set_desc(descs[i].c_str())->set_handler([&f](field_eval_context & ctx, const json & data) {
+            common_scatter_json_set(f, data.at(f.name), ctx.params.sampling.scatter.params);
+        }));
+    }
 }
 
 // task_params::to_json's result with the scatter settings added: the same fields in /props and
 // in every response. scatter_enabled: whether scatter runs in this chain; scatter_backend:
 // whether it runs on the backend.
 inline json server_scatter_settings(const common_params_sampling & sampling, json res) {
-    const llama_scatter_params & s = sampling.scatter.params;
-    res["scatter_enabled"]           = common_scatter_runs(sampling);
-    res["scatter_backend"]           = sampling.scatter.backend;
-    res["scatter_k"]                 = s.k;
-    res["scatter_strength"]          = s.strength;
-    res["scatter_radius"]            = s.radius;
-    res["scatter_steps"]             = s.steps;
-    res["scatter_adaptive"]          = s.adaptive;
-    res["scatter_strength_min"]      = s.strength_min;
-    res["scatter_strength_max"]      = s.strength_max;
-    res["scatter_entropy_target"]    = s.entropy_target;
-    res["scatter_absorption"]        = s.absorption;
-    res["scatter_absorption_last_n"] = s.absorption_last_n;
-    res["scatter_collision"]         = s.collision;
+    res["scatter_enabled"] = common_scatter_runs(sampling);
+    res["scatter_backend"] = sampling.scatter.backend;
+    for (const common_scatter_field & f : common_scatter_fields) {
+        res[f.name] = common_scatter_json_get(f, sampling.scatter.params);
+    }
     return res;
 }
 
