@@ -158,7 +158,9 @@ struct llama_sampler *llama_sampler_init_scatter(int32_t k,
 // seeded collision gate.
 //
 // The arguments are the fields of `struct llama_scatter_params`, in its
-// order: see there for what each does, its default and its clamp. New code
+// order: see there for what each does, its default and its clamp. SPEC §3
+// fixes this signature: a field the struct gains later keeps its default
+// here. New code
 // is clearer with that struct and `llama_sampler_init_scatter_params`,
 // where adjacent floats cannot be swapped silently and presets are one call.
 struct llama_sampler *llama_sampler_init_scatter_ext(int32_t k,

@@ -182,7 +182,9 @@ pub extern "C" fn llama_sampler_init_scatter(
 /// seeded collision gate.
 ///
 /// The arguments are the fields of `struct llama_scatter_params`, in its
-/// order: see there for what each does, its default and its clamp. New code
+/// order: see there for what each does, its default and its clamp. SPEC §3
+/// fixes this signature: a field the struct gains later keeps its default
+/// here. New code
 /// is clearer with that struct and `llama_sampler_init_scatter_params`,
 /// where adjacent floats cannot be swapped silently and presets are one call.
 #[no_mangle]
@@ -202,6 +204,8 @@ pub extern "C" fn llama_sampler_init_scatter_ext(
     seed: u32,
 ) -> *mut llama_sampler {
     ffi_guard!(ptr::null_mut(), {
+        // Every field the signature has, today all of them; one added later keeps its default.
+        #[allow(clippy::needless_update)]
         let params = Params {
             k,
             strength,
@@ -215,6 +219,7 @@ pub extern "C" fn llama_sampler_init_scatter_ext(
             absorption_last_n,
             collision,
             seed,
+            ..Params::DEFAULT
         };
         wrap(Scatter::new(&params))
     })
