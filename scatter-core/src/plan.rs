@@ -56,3 +56,49 @@ impl Plan {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Params, Scatter};
+
+    // Here, beside `Plan`, so that a new field of the plan is written into this expectation in the
+    // file that adds it.
+    #[test]
+    fn the_plan_holds_the_sanitised_parameters() {
+        let hostile = Params {
+            strength: 7.0,
+            radius: 1e9,
+            steps: i32::MAX,
+            collision: 0.5,
+            ..Params::fixed(64, 0.0, 0.0, 1)
+        };
+        assert_eq!(
+            Scatter::new(&hostile).plan(),
+            Some(Plan {
+                k: 64,
+                radius: 16.0,
+                steps: 8,
+                strength: 1.0,
+                adaptive: None,
+                gated: true,
+            })
+        );
+        let adaptive = Scatter::new(&Params {
+            strength_min: 0.4,
+            strength_max: 0.1,
+            ..Params::preset("adaptive").unwrap()
+        })
+        .plan()
+        .expect("adaptive runs elsewhere");
+        assert_eq!(
+            adaptive.adaptive,
+            Some(Adaptive {
+                min: f64::from(0.1f32),
+                max: f64::from(0.4f32),
+                target: f64::from(0.55f32),
+            })
+        );
+        assert!(!adaptive.gated);
+    }
+}
