@@ -33,7 +33,8 @@ def run(bin_dir, model, tokens, seed, extra):
     cmd = [os.path.join(bin_dir, "llama-completion"), "-m", model, "--threads", "2", "--ctx-size", "512",
            "-no-cnv", "--no-display-prompt", "-p", PROMPT, "-n", str(tokens), "--ignore-eos",
            "--temp", "0.8", "--seed", str(seed), "-bs", *extra]
-    log = subprocess.run(cmd, capture_output=True, text=True, check=True, timeout=600).stderr
+    # errors="replace": a model may print bytes that are not UTF-8 (a random one does).
+    log = subprocess.run(cmd, capture_output=True, text=True, errors="replace", check=True, timeout=600).stderr
     chain = re.search(r"sampler chain: (.*)", log).group(1)
     eval_tps = float(re.search(r"\beval time =.*?([\d.]+) tokens per second", log).group(1))
     return chain, eval_tps

@@ -13,8 +13,10 @@ install(FILES
     "${LLAMA_SCATTER_SHARED}"
     "${PROJECT_BINARY_DIR}/lib/${LLAMA_SCATTER_SONAME}"
     "${PROJECT_BINARY_DIR}/lib/libllama_scatter.so"
-    "${LLAMA_SCATTER_STATIC}"
     DESTINATION "${CMAKE_INSTALL_LIBDIR}")
+if(TARGET llama_scatter_static)
+    install(FILES "${LLAMA_SCATTER_STATIC}" DESTINATION "${CMAKE_INSTALL_LIBDIR}")
+endif()
 
 # Installed, the library finds llama.cpp's libraries beside it: $ORIGIN only.
 install(CODE "

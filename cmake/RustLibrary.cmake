@@ -4,7 +4,18 @@
 #   llama_scatter::llama_scatter_static  static (libllama_scatter.a)
 # The build tree mirrors an install tree: lib/ holds the versioned shared
 # library with its soname and dev symlinks.
-find_program(CARGO_EXECUTABLE cargo HINTS "$ENV{HOME}/.cargo/bin" REQUIRED)
+#
+# Or, on a machine without Rust (the GPU bundle of scripts/gpu-bundle.sh),
+# takes a shared library built elsewhere against the same llama.cpp tree;
+# there is then no static library, and nothing runs cargo.
+set(LLAMA_SCATTER_PREBUILT "" CACHE FILEPATH
+    "A libllama_scatter.so built elsewhere against this llama.cpp tree, used instead of building with cargo (the static library and the Rust tests are then not available)")
+if(NOT LLAMA_SCATTER_PREBUILT)
+    find_program(CARGO_EXECUTABLE cargo HINTS "$ENV{HOME}/.cargo/bin" REQUIRED)
+elseif(LLAMA_SCATTER_RUST_TESTS OR LLAMA_SCATTER_PYTHON OR LLAMA_SCATTER_HARDENING)
+    message(FATAL_ERROR "With LLAMA_SCATTER_PREBUILT nothing runs cargo: turn LLAMA_SCATTER_RUST_TESTS, "
+        "LLAMA_SCATTER_PYTHON and LLAMA_SCATTER_HARDENING off")
+endif()
 
 set(LLAMA_SCATTER_CARGO_TARGET_DIR "${PROJECT_BINARY_DIR}/cargo")
 set(_cargo_out "${LLAMA_SCATTER_CARGO_TARGET_DIR}/release")
@@ -59,22 +70,35 @@ list(APPEND _rust_sources
     "${PROJECT_SOURCE_DIR}/Cargo.toml" "${PROJECT_SOURCE_DIR}/Cargo.lock"
     "${PROJECT_SOURCE_DIR}/scatter-core/Cargo.toml" "${PROJECT_SOURCE_DIR}/build.rs")
 
-add_custom_command(
-    OUTPUT "${LLAMA_SCATTER_SHARED}" "${LLAMA_SCATTER_STATIC}"
-    COMMAND ${CMAKE_COMMAND} -E env ${LLAMA_SCATTER_CARGO_ENV}
-            "${CARGO_EXECUTABLE}" build --release --locked -p llama-scatter
-            --manifest-path "${PROJECT_SOURCE_DIR}/Cargo.toml"
-    COMMAND ${CMAKE_COMMAND} -E make_directory "${_lib_dir}"
-    COMMAND ${CMAKE_COMMAND} -E copy "${_cargo_out}/libllama_scatter.so" "${LLAMA_SCATTER_SHARED}"
-    COMMAND ${CMAKE_COMMAND} -E copy "${_cargo_out}/libllama_scatter.a" "${LLAMA_SCATTER_STATIC}"
+set(_soname_links
     COMMAND ${CMAKE_COMMAND} -E create_symlink "${LLAMA_SCATTER_SHARED_FILE}" "${_lib_dir}/${LLAMA_SCATTER_SONAME}"
-    COMMAND ${CMAKE_COMMAND} -E create_symlink "${LLAMA_SCATTER_SONAME}" "${_lib_dir}/libllama_scatter.so"
-    DEPENDS ${_rust_sources} llama "$<TARGET_FILE:llama>"
-    WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}"
-    COMMENT "Building the Rust library llama_scatter with cargo"
-    USES_TERMINAL)
-add_custom_target(llama_scatter_cargo ALL
-    DEPENDS "${LLAMA_SCATTER_SHARED}" "${LLAMA_SCATTER_STATIC}")
+    COMMAND ${CMAKE_COMMAND} -E create_symlink "${LLAMA_SCATTER_SONAME}" "${_lib_dir}/libllama_scatter.so")
+if(LLAMA_SCATTER_PREBUILT)
+    add_custom_command(
+        OUTPUT "${LLAMA_SCATTER_SHARED}"
+        COMMAND ${CMAKE_COMMAND} -E make_directory "${_lib_dir}"
+        COMMAND ${CMAKE_COMMAND} -E copy "${LLAMA_SCATTER_PREBUILT}" "${LLAMA_SCATTER_SHARED}"
+        ${_soname_links}
+        DEPENDS "${LLAMA_SCATTER_PREBUILT}"
+        COMMENT "Taking the prebuilt ${LLAMA_SCATTER_PREBUILT}")
+    add_custom_target(llama_scatter_cargo ALL DEPENDS "${LLAMA_SCATTER_SHARED}")
+else()
+    add_custom_command(
+        OUTPUT "${LLAMA_SCATTER_SHARED}" "${LLAMA_SCATTER_STATIC}"
+        COMMAND ${CMAKE_COMMAND} -E env ${LLAMA_SCATTER_CARGO_ENV}
+                "${CARGO_EXECUTABLE}" build --release --locked -p llama-scatter
+                --manifest-path "${PROJECT_SOURCE_DIR}/Cargo.toml"
+        COMMAND ${CMAKE_COMMAND} -E make_directory "${_lib_dir}"
+        COMMAND ${CMAKE_COMMAND} -E copy "${_cargo_out}/libllama_scatter.so" "${LLAMA_SCATTER_SHARED}"
+        COMMAND ${CMAKE_COMMAND} -E copy "${_cargo_out}/libllama_scatter.a" "${LLAMA_SCATTER_STATIC}"
+        ${_soname_links}
+        DEPENDS ${_rust_sources} llama "$<TARGET_FILE:llama>"
+        WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}"
+        COMMENT "Building the Rust library llama_scatter with cargo"
+        USES_TERMINAL)
+    add_custom_target(llama_scatter_cargo ALL
+        DEPENDS "${LLAMA_SCATTER_SHARED}" "${LLAMA_SCATTER_STATIC}")
+endif()
 
 add_library(llama_scatter SHARED IMPORTED GLOBAL)
 set_target_properties(llama_scatter PROPERTIES
@@ -95,10 +119,12 @@ if(NOT LLAMA_HAS_SAMPLER_INIT)
 endif()
 list(TRANSFORM LLAMA_SCATTER_STATIC_SYSTEM_LIBS PREPEND "-l" OUTPUT_VARIABLE _pc_libs)
 string(JOIN " " LLAMA_SCATTER_STATIC_SYSTEM_LIBS_PC ${_pc_libs})
-add_library(llama_scatter_static STATIC IMPORTED GLOBAL)
-set_target_properties(llama_scatter_static PROPERTIES
-    IMPORTED_LOCATION "${LLAMA_SCATTER_STATIC}"
-    INTERFACE_INCLUDE_DIRECTORIES "${PROJECT_SOURCE_DIR}/include"
-    INTERFACE_LINK_LIBRARIES "llama;${LLAMA_SCATTER_STATIC_SYSTEM_LIBS}")
-add_dependencies(llama_scatter_static llama_scatter_cargo)
-add_library(llama_scatter::llama_scatter_static ALIAS llama_scatter_static)
+if(NOT LLAMA_SCATTER_PREBUILT)
+    add_library(llama_scatter_static STATIC IMPORTED GLOBAL)
+    set_target_properties(llama_scatter_static PROPERTIES
+        IMPORTED_LOCATION "${LLAMA_SCATTER_STATIC}"
+        INTERFACE_INCLUDE_DIRECTORIES "${PROJECT_SOURCE_DIR}/include"
+        INTERFACE_LINK_LIBRARIES "llama;${LLAMA_SCATTER_STATIC_SYSTEM_LIBS}")
+    add_dependencies(llama_scatter_static llama_scatter_cargo)
+    add_library(llama_scatter::llama_scatter_static ALIAS llama_scatter_static)
+endif()

@@ -14,7 +14,8 @@
 # nothing and exits 1. In place: a tree that already has the hooks is detected ("already
 # applied"; our files are refreshed). Copy mode (what the CMake option
 # LLAMA_SCATTER_LLAMA_TOOLS uses) keeps the user's SOURCE pristine; DEST is made anew whenever
-# SOURCE, the hooks or our files changed (for a git checkout: its HEAD), and kept otherwise.
+# SOURCE, the hooks or our files changed (for a git checkout: its HEAD), and kept otherwise; a
+# SOURCE that is itself such a copy, made with the same hooks and files, is copied without git.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 integration="$here/integration/llama.cpp"
@@ -141,14 +142,26 @@ case ${1:-} in
           echo "patched llama.cpp in $dest is up to date"
           exit 0
         fi
-        # Check before copying, so that a tree the hooks do not fit costs no copy.
-        patch_tree "$source" 1 >/dev/null
-        rm -rf "$dest"
-        mkdir -p "$dest"
         # Everything the build needs; not the VCS data, model files, docs or
         # build trees of the user's checkout.
-        tar -C "$source" --exclude=./.git --exclude=./models --exclude=./docs \
-            --exclude=./media --exclude='./build*' -cf - . | tar -C "$dest" -xf -
+        copy_tree() {
+          rm -rf "$dest"
+          mkdir -p "$dest"
+          tar -C "$source" --exclude=./.git --exclude=./models --exclude=./docs \
+              --exclude=./media --exclude='./build*' --exclude=./.llama-scatter-patched -cf - . |
+            tar -C "$dest" -xf -
+        }
+        # A copy this script made with the same hooks and files (its stamp says so) is copied as
+        # it is, without git: the GPU bundle's tree, patched where git is, built where it may not be.
+        if [ -f "$source/.llama-scatter-patched" ] && [ "$(cut -d' ' -f1 "$source/.llama-scatter-patched")" = "$ours" ]; then
+          copy_tree
+          echo "$want" > "$stamp"
+          echo "copied $source, patched with these hooks already"
+          exit 0
+        fi
+        # Check before copying, so that a tree the hooks do not fit costs no copy.
+        patch_tree "$source" 1 >/dev/null
+        copy_tree
         patch_tree "$dest" 0 2>/dev/null
         echo "$want" > "$stamp"
         ;;
