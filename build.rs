@@ -31,8 +31,8 @@ fn include_dirs() -> Vec<PathBuf> {
 /// tensors, the constants' buffer, the device support probe), all in
 /// libggml-base.
 const GGML_FUNCTIONS: &[&str] = &[
-    "ggml_(add|sub|mul|div|log|neg|step|sum|scale|scale_bias|clamp|soft_max)",
-    "ggml_(top_k|argsort|argmax|get_rows|set_rows|concat|mul_mat|cast)",
+    "ggml_(add|sub|mul|div|log|step|hardsigmoid|scale|scale_bias|clamp|soft_max)",
+    "ggml_(top_k|argsort|get_rows|set_rows|concat|mul_mat|cast)",
     "ggml_(new_tensor_1d|new_tensor_2d|reshape_1d|reshape_2d|view_1d|nelements|set_input|set_name)",
     "ggml_(init|free|tensor_overhead|graph_overhead_custom|new_graph_custom|build_forward_expand)",
     "ggml_(graph_n_nodes|graph_node|backend_buft_get_device|backend_dev_supports_op|backend_tensor_set)",

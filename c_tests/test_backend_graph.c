@@ -15,7 +15,8 @@
  * shorter than k or with fewer than two finite logits (left as they are),
  * and the whole vocabulary (no candidates: the graph's `top_k` path), also
  * with `-inf`. Parameters: every preset without absorption (absorption
- * never runs on a device), k 16, steps 3 with radius 6. */
+ * never runs on a device), k 16, steps 3 with radius 6, and the adaptive
+ * curve with one piece and with its strength outside [min, max]. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -228,6 +229,7 @@ int main(void) {
     printf("device %s (%s)\n", ggml_backend_dev_name(device), ggml_backend_dev_description(device));
 
     struct llama_scatter_params creative = llama_scatter_default_params();
+    struct llama_scatter_params adaptive = llama_scatter_default_params();
     for (size_t i = 0; i < presets_count(); i++) {
         const struct llama_scatter_params p = preset_with_seed(i, 7);
         if (p.absorption <= 0.0f) {
@@ -236,7 +238,19 @@ int main(void) {
         if (strcmp(llama_scatter_preset_name(i), "creative") == 0) {
             creative = p;
         }
+        if (strcmp(llama_scatter_preset_name(i), "adaptive") == 0) {
+            adaptive = p;
+        }
     }
+    /* The adaptive curve's other shapes: one piece (target 0, target 1), and
+     * a strength outside [min, max] (the clamp). */
+    adaptive.entropy_target = 0.0f;
+    compare_params(&dev, &adaptive, "adaptive, target 0");
+    adaptive.entropy_target = 1.0f;
+    compare_params(&dev, &adaptive, "adaptive, target 1");
+    adaptive.entropy_target = 0.55f;
+    adaptive.strength = 0.5f;
+    compare_params(&dev, &adaptive, "adaptive, strength above max");
     creative.k = 16;
     compare_params(&dev, &creative, "creative, k 16");
     creative.k = 64;

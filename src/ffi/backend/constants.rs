@@ -7,61 +7,97 @@
 //! samplers leave) is known only when llama.cpp builds a graph, so a
 //! sampler keeps one set per `K` it has met: one or two in practice (the
 //! chain's, and the full vocabulary's when a graph is reserved), each
-//! `2·K² + 3` floats (512 KiB at the largest K, 256). A leaf: it knows
-//! ggml, not the sampler.
+//! `(3K + 1)·2K + 2` floats (1.5 MiB at the largest K, 256; 97 KiB at the
+//! presets' 64). A leaf: it knows ggml and the plan, not the sampler.
 
 use super::super::bindings::*;
+use scatter_core::Plan;
 use std::ptr;
 
 /// The constants' tensors for one `K`, as the graph uses them (`graph.rs`).
 #[derive(Clone, Copy)]
 pub(crate) struct Tensors {
-    /// K × K: `exp(-(i-j)² / (2·radius²))`, computed in f64 and rounded,
-    /// dense (the CPU path stops where the weight is below 2⁻⁶⁰, far
-    /// below the resolution of f32 sums that hold a weight of 1).
-    pub(crate) kernel: *mut ggml_tensor,
-    /// K × K: 0 where column ≤ row, else −2: added to `−blended` ∈ [−1, 0],
-    /// it keeps columns 0..=i of row i exactly and moves the rest below them.
-    pub(crate) above: *mut ggml_tensor,
-    /// `[−inf, 0, −inf]`: read, never computed, wherever the graph writes
-    /// `−inf` (`ln 0` or `0 · inf` would rely on what fast math may drop).
+    /// The pass, the blend and the medium's size as one matrix product on
+    /// `[p; f]`, the softmax and the finite weights (½ for a finite logit,
+    /// 0 for `-inf`) of the K ranks: `3K + 1` rows of `2K` columns, in
+    /// blocks of K rows (`graph.rs` takes them apart with views):
+    /// - numerator `σ·½·G·p`, with `G_ij = exp(-(i-j)² / (2·radius²))`
+    ///   computed in f64 and rounded, dense (the CPU path stops where the
+    ///   weight is below 2⁻⁶⁰, far below the resolution of f32 sums that
+    ///   hold a weight of 1), and σ the strength where the blend is folded
+    ///   in (fixed strength, one pass), else 1;
+    /// - denominator `G·f + τ·Σp` = ½ the row sums over the finite ranks,
+    ///   never 0: τ = 2⁻¹⁰⁰ (Σp is 1) is below every f32 sum that holds a
+    ///   weight of ½ and keeps a row with no finite rank away from 0/0;
+    /// - `(1 − s)·p` where the blend is folded in, else `p`;
+    /// - one row `1 / ln max(m, 2)`, m the number of finite ranks (for the
+    ///   adaptive strength's entropy), as a sum that telescopes over them.
+    pub(crate) operator: *mut ggml_tensor,
+    /// `[0, −inf]`: read, never computed, where a fired gate clears the
+    /// logits outside the medium (`0 · inf` would rely on what fast math
+    /// may drop).
     pub(crate) outside: *mut ggml_tensor,
 }
 
+/// The denominator's floor τ.
+const DENOMINATOR_FLOOR: f64 = 1.0 / (1u128 << 100) as f64;
+
+/// The strength folded into the operator: a fixed strength and one pass
+/// (every preset but adaptive), where the matrix product then is the blend;
+/// `None` where the graph blends after the passes.
+pub(crate) fn folded_strength(plan: &Plan) -> Option<f64> {
+    (plan.adaptive.is_none() && plan.steps == 1).then_some(plan.strength)
+}
+
 impl Tensors {
-    /// The three tensors in `ctx`, without data.
+    /// The tensors in `ctx`, without data.
     ///
     /// # Safety
-    /// `ctx` is a live ggml context with room for three tensors.
+    /// `ctx` is a live ggml context with room for two tensors.
     pub(crate) unsafe fn declare(ctx: *mut ggml_context, k: i64) -> Self {
         // SAFETY: the caller's contract.
         unsafe {
-            let square = || ggml_new_tensor_2d(ctx, ggml_type_GGML_TYPE_F32, k, k);
             Self {
-                kernel: square(),
-                above: square(),
-                outside: ggml_new_tensor_1d(ctx, ggml_type_GGML_TYPE_F32, 3),
+                operator: ggml_new_tensor_2d(ctx, ggml_type_GGML_TYPE_F32, 2 * k, 3 * k + 1),
+                outside: ggml_new_tensor_1d(ctx, ggml_type_GGML_TYPE_F32, 2),
             }
         }
     }
 
-    /// Each tensor with its host values, in ggml's row-major order (row i,
-    /// column j at `i·K + j`).
-    fn with_values(self, k: usize, radius: f64) -> [(*mut ggml_tensor, Vec<f32>); 3] {
-        let grid = |f: &dyn Fn(usize, usize) -> f32| -> Vec<f32> {
-            (0..k * k).map(|at| f(at / k, at % k)).collect()
+    /// Each tensor with its host values, in ggml's row-major order (row r,
+    /// column c at `r·2K + c`).
+    fn with_values(self, k: usize, plan: &Plan) -> [(*mut ggml_tensor, Vec<f32>); 2] {
+        let two_r2 = 2.0 * plan.radius * plan.radius;
+        let gaussian = |i: usize, j: usize| (-((i.abs_diff(j) as f64).powi(2)) / two_r2).exp();
+        let sigma = folded_strength(plan).unwrap_or(1.0);
+        let kept = if plan.adaptive.is_none() {
+            1.0 - plan.strength
+        } else {
+            1.0
         };
-        let two_r2 = 2.0 * radius * radius;
+        let columns = 2 * k;
+        let mut operator = vec![0.0f32; (3 * k + 1) * columns];
+        for i in 0..k {
+            for j in 0..k {
+                let g = gaussian(i, j);
+                operator[i * columns + j] = (sigma * 0.5 * g) as f32;
+                operator[(k + i) * columns + k + j] = g as f32;
+            }
+            for j in 0..k {
+                operator[(k + i) * columns + j] = DENOMINATOR_FLOOR as f32;
+            }
+            operator[(2 * k + i) * columns + i] = kept as f32;
+        }
+        // 1 / ln max(m, 2) as a sum over the finite ranks, which are the
+        // first m: F(m) = F(0)·Σp + Σ_{j<m} 2·f_j·(F(j+1) − F(j)).
+        let inverse_ln = |m: usize| 1.0 / (m.max(2) as f64).ln();
+        for j in 0..k {
+            operator[3 * k * columns + j] = inverse_ln(0) as f32;
+            operator[3 * k * columns + k + j] = (2.0 * (inverse_ln(j + 1) - inverse_ln(j))) as f32;
+        }
         [
-            (
-                self.kernel,
-                grid(&|i, j| (-((i.abs_diff(j) as f64).powi(2)) / two_r2).exp() as f32),
-            ),
-            (self.above, grid(&|i, j| if j <= i { 0.0 } else { -2.0 })),
-            (
-                self.outside,
-                vec![f32::NEG_INFINITY, 0.0, f32::NEG_INFINITY],
-            ),
+            (self.operator, operator),
+            (self.outside, vec![0.0, f32::NEG_INFINITY]),
         ]
     }
 }
@@ -108,12 +144,13 @@ impl Store {
         self.buft = buft;
     }
 
-    /// The constants for medium size `k`, made and uploaded the first time;
-    /// `None` when the device cannot hold them (or before `reset`).
+    /// The constants of `plan` (a sampler's plan never changes) for medium
+    /// size `k`, made and uploaded the first time; `None` when the device
+    /// cannot hold them (or before `reset`).
     ///
     /// # Safety
     /// the buffer type given to `reset` is live.
-    pub(crate) unsafe fn get(&mut self, k: i64, radius: f64) -> Option<Tensors> {
+    pub(crate) unsafe fn get(&mut self, k: i64, plan: &Plan) -> Option<Tensors> {
         if let Some(set) = self.sets.iter().find(|set| set.k == k) {
             return Some(set.tensors);
         }
@@ -125,7 +162,7 @@ impl Store {
         // tensor's size, into the buffer just allocated for it.
         unsafe {
             let ctx = ggml_init(ggml_init_params {
-                mem_size: 3 * ggml_tensor_overhead(),
+                mem_size: 2 * ggml_tensor_overhead(),
                 mem_buffer: ptr::null_mut(),
                 no_alloc: true,
             });
@@ -144,7 +181,7 @@ impl Store {
                 ctx,
                 buffer,
             };
-            for (tensor, values) in tensors.with_values(k as usize, radius) {
+            for (tensor, values) in tensors.with_values(k as usize, plan) {
                 ggml_backend_tensor_set(
                     tensor,
                     values.as_ptr().cast(),

@@ -98,7 +98,7 @@ impl State {
         // SAFETY: the caller's contract, and the pointers checked above.
         let constants = unsafe {
             let k = graph::medium_size(&plan, data.logits);
-            self.constants.get(k, plan.radius)
+            self.constants.get(k, &plan)
         };
         let Some(constants) = constants else {
             graph::warn(
