@@ -23,6 +23,7 @@ import socket
 import statistics
 import struct
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -33,11 +34,19 @@ def run(bin_dir, model, tokens, seed, extra):
     cmd = [os.path.join(bin_dir, "llama-completion"), "-m", model, "--threads", "2", "--ctx-size", "512",
            "-no-cnv", "--no-display-prompt", "-p", PROMPT, "-n", str(tokens), "--ignore-eos",
            "--temp", "0.8", "--seed", str(seed), "-bs", *extra]
-    # errors="replace": a model may print bytes that are not UTF-8 (a random one does).
-    log = subprocess.run(cmd, capture_output=True, text=True, errors="replace", check=True, timeout=600).stderr
-    chain = re.search(r"sampler chain: (.*)", log).group(1)
-    eval_tps = float(re.search(r"\beval time =.*?([\d.]+) tokens per second", log).group(1))
-    return chain, eval_tps
+    # Once in CI (the bundle's offline run) a run ended without llama.cpp's timing lines and with exit
+    # status 0; such a run is reported with the end of its log and made again, once.
+    for attempt in (1, 2):
+        # errors="replace": a model may print bytes that are not UTF-8 (a random one does).
+        log = subprocess.run(cmd, capture_output=True, text=True, errors="replace", check=True, timeout=600).stderr
+        chain = re.search(r"sampler chain: (.*)", log)
+        eval_tps = re.search(r"\beval time =.*?([\d.]+) tokens per second", log)
+        if chain and eval_tps:
+            return chain.group(1), float(eval_tps.group(1))
+        tail = "\n    ".join(log.splitlines()[-12:])
+        print(f"attempt {attempt} of {' '.join(extra)} (seed {seed}): no timing line; the log ends:\n    {tail}",
+              file=sys.stderr, flush=True)
+    raise RuntimeError("llama-completion printed no timing line twice")
 
 
 class RpcServer:
