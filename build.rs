@@ -31,7 +31,7 @@ fn include_dirs() -> Vec<PathBuf> {
 /// tensors, the constants' buffer, the device support probe), all in
 /// libggml-base.
 const GGML_FUNCTIONS: &[&str] = &[
-    "ggml_(add|sub|mul|div|log|step|hardsigmoid|scale|scale_bias|clamp|soft_max)",
+    "ggml_(add|sub|mul|div|log|step|hardsigmoid|scale|clamp|soft_max)",
     "ggml_(top_k|argsort|get_rows|set_rows|concat|mul_mat|cast)",
     "ggml_(new_tensor_1d|new_tensor_2d|reshape_1d|reshape_2d|view_1d|nelements|set_input|set_name)",
     "ggml_(init|free|tensor_overhead|graph_overhead_custom|new_graph_custom|build_forward_expand)",

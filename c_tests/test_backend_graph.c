@@ -16,7 +16,8 @@
  * and the whole vocabulary (no candidates: the graph's `top_k` path), also
  * with `-inf`. Parameters: every preset without absorption (absorption
  * never runs on a device), k 16, steps 3 with radius 6, and the adaptive
- * curve with one piece and with its strength outside [min, max]. */
+ * curve with one piece, with its strength outside [min, max] and with
+ * several passes. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -251,6 +252,8 @@ int main(void) {
     adaptive.entropy_target = 0.55f;
     adaptive.strength = 0.5f;
     compare_params(&dev, &adaptive, "adaptive, strength above max");
+    adaptive.steps = 3;
+    compare_params(&dev, &adaptive, "adaptive, strength above max, steps 3");
     creative.k = 16;
     compare_params(&dev, &creative, "creative, k 16");
     creative.k = 64;

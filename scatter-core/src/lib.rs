@@ -54,3 +54,4 @@ pub use candidate::{Outcome, TokenData, PROBABILITY_FLOOR};
 pub use params::Params;
 pub use plan::Plan;
 pub use sampler::{Scatter, Stats, NAME, NOOP_NAME};
+pub use strength::Ramps;

@@ -6,6 +6,7 @@
 //! ([`crate::Scatter::draw_gate`]).
 
 use crate::params::{Adaptive, Config};
+use crate::strength::Ramps;
 
 /// The sanitised parameters of an active sampler without absorption (SPEC
 /// §4.1 clamps applied): everything a graph needs, and nothing it cannot
@@ -54,6 +55,16 @@ impl Plan {
             adaptive,
             gated: collision.is_some(),
         })
+    }
+}
+
+impl Plan {
+    /// The adaptive strength as ramps of the normalised entropy, for a
+    /// graph that has no comparison; `None` for a fixed strength.
+    pub fn strength_ramps(&self) -> Option<Ramps> {
+        self.adaptive
+            .as_ref()
+            .map(|curve| Ramps::of(self.strength, curve))
     }
 }
 

@@ -30,6 +30,63 @@ pub(crate) fn adaptive_strength(h: f64, strength: f64, curve: &Adaptive) -> f64 
     s.clamp(curve.min, curve.max)
 }
 
+/// The adaptive strength as a function of the normalised entropy H, for a
+/// computation that has no comparison per value (a ggml graph): `s(H) =
+/// Σ_j weight_j · max(H − start_j, 0)` over ramps whose first starts at
+/// −∞ (a constant) and whose last, at 1, cancels the slope, so that `s` is
+/// [`adaptive_strength`] at `H` clamped to [0, 1], clamp to [min, max]
+/// included. The starts are the curve's bends in (0, 1): its target and
+/// where its two lines meet min or max.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ramps {
+    /// `(start, weight)`, starts ascending; the first start is
+    /// `f64::NEG_INFINITY` (its ramp is the constant `weight`).
+    pub ramps: Vec<(f64, f64)>,
+}
+
+impl Ramps {
+    /// The ramps of the curve with `strength` at its target.
+    pub(crate) fn of(strength: f64, curve: &Adaptive) -> Self {
+        let Adaptive { min, max, target } = *curve;
+        let mut bends = vec![0.0, target, 1.0];
+        for level in [min, max] {
+            if strength != max {
+                bends.push(target * (level - max) / (strength - max));
+            }
+            if strength != min {
+                bends.push(target + (1.0 - target) * (level - strength) / (min - strength));
+            }
+        }
+        bends.retain(|h| (0.0..=1.0).contains(h));
+        bends.sort_by(f64::total_cmp);
+        bends.dedup();
+        let at = |h: f64| adaptive_strength(h, strength, curve);
+        let mut ramps = vec![(f64::NEG_INFINITY, at(0.0))];
+        let mut slope = 0.0;
+        for pair in bends.windows(2) {
+            let next = (at(pair[1]) - at(pair[0])) / (pair[1] - pair[0]);
+            ramps.push((pair[0], next - slope));
+            slope = next;
+        }
+        ramps.push((1.0, -slope));
+        Self { ramps }
+    }
+
+    /// `s(h)` as the ramps give it, in f64.
+    pub fn at(&self, h: f64) -> f64 {
+        self.ramps
+            .iter()
+            .map(|&(start, weight)| {
+                if start == f64::NEG_INFINITY {
+                    weight
+                } else {
+                    weight * (h - start).max(0.0)
+                }
+            })
+            .sum()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -86,6 +143,80 @@ mod tests {
         for h in [0.0, 0.5, 1.0] {
             assert!(adaptive_strength(h, 0.14, &at0).is_finite());
             assert!(adaptive_strength(h, 0.14, &at1).is_finite());
+        }
+    }
+
+    #[test]
+    fn ramps_follow_the_clamped_curve_everywhere() {
+        let curves = [
+            (0.14, CURVE),
+            (0.9, CURVE),
+            (-0.5, CURVE),
+            (
+                0.14,
+                Adaptive {
+                    target: 0.0,
+                    ..CURVE
+                },
+            ),
+            (
+                0.14,
+                Adaptive {
+                    target: 1.0,
+                    ..CURVE
+                },
+            ),
+            (
+                0.5,
+                Adaptive {
+                    target: 0.0,
+                    ..CURVE
+                },
+            ),
+            (
+                0.01,
+                Adaptive {
+                    target: 1.0,
+                    ..CURVE
+                },
+            ),
+            (
+                0.3,
+                Adaptive {
+                    min: 0.3,
+                    max: 0.3,
+                    target: 0.2,
+                },
+            ),
+            (
+                0.8,
+                Adaptive {
+                    min: 0.0,
+                    max: 1.0,
+                    target: 0.001,
+                },
+            ),
+            (
+                0.0,
+                Adaptive {
+                    min: 0.0,
+                    max: 1.0,
+                    target: 0.999,
+                },
+            ),
+        ];
+        for (strength, curve) in curves {
+            let ramps = Ramps::of(strength, &curve);
+            assert!(ramps.ramps.len() <= 8, "{ramps:?}");
+            for i in -200..=1200 {
+                let h = f64::from(i) / 1000.0;
+                let want = adaptive_strength(h.clamp(0.0, 1.0), strength, &curve);
+                let got = ramps.at(h);
+                assert!(
+                    (got - want).abs() < 1e-9,
+                    "strength {strength}, {curve:?}, H {h}: {got} vs {want}"
+                );
+            }
         }
     }
 }

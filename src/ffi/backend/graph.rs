@@ -16,6 +16,14 @@
 //!   numerator `G·p` and the denominator `G·f` (the row-normalised kernel
 //!   over the first m ranks) come out of the same product, so a medium of
 //!   any m needs no mask of its own;
+//! - the adaptive strength is a sum of ramps `max(H − start, 0)` of the
+//!   entropy (`Plan::strength_ramps`: the curve's clamps included), so it
+//!   takes three small products and no comparison, and both coefficients
+//!   of the blend `[1 − s, s]` come out at once;
+//! - the adaptive strength is a sum of ramps `max(H − start, 0)` of the
+//!   entropy (`Plan::strength_ramps`: the curve's clamps included), so it
+//!   takes three small products and no comparison, and both coefficients
+//!   of the blend `[1 − s, s]` come out at once;
 //! - the written logits are `ln(max(b, ε))` of the blend b before its
 //!   renormalisation: log-probabilities up to one constant per row, which a
 //!   softmax, and so every sampler after scatter, ignores (the CPU path
@@ -59,8 +67,8 @@ use std::ffi::{CStr, CString};
 use std::ptr;
 
 /// Largest `k` scattered on the backend: the operator is a dense
-/// `(3K + 1) × 2K` constant (1.5 MiB at 256). Every preset uses 64. Also the
-/// longest row sorted whole.
+/// `3K × 2K` constant (1.5 MiB at 256; about `5K × 2K` adaptive). Every
+/// preset uses 64. Also the longest row sorted whole.
 pub(super) const MAX_MEDIUM: usize = 256;
 
 /// The medium size of an apply on `logits`: `K = min(k, n)`.
@@ -97,7 +105,12 @@ pub(super) unsafe fn build(
         adaptive,
         gated,
     } = *plan;
-    let Tensors { operator, outside } = constants;
+    let Tensors {
+        operator,
+        outside,
+        curve,
+        layout,
+    } = constants;
     let g = Graph(ctx);
     // SAFETY: the caller's contract; every tensor below is made in `ctx`
     // from those tensors and the constants, with the shapes each op needs.
@@ -133,37 +146,59 @@ pub(super) unsafe fn build(
         let weights = ggml_hardsigmoid(ctx, infinite);
 
         // Step 3 and (with a fixed strength and one pass) step 4: one
-        // product gives the numerator, the denominator and the kept part;
-        // each further pass multiplies the last one's masked result again
-        // (½·½·G·q over ½ of the row sums: twice the pass).
+        // product gives the numerator, the denominator and the kept part
+        // (adaptive: `[p; q]` in one division); each further pass
+        // multiplies the last one's masked result again (½·½·G·q over ½ of
+        // the row sums: twice the pass).
         let product = ggml_mul_mat(ctx, operator, ggml_concat(ctx, p, weights, 0));
         let block =
             |at: i64, len: i64| ggml_view_1d(ctx, product, len, at as usize * size_of::<f32>());
-        let denominator = block(k, k);
-        let kept = block(2 * k, k);
-        let mut q = ggml_div(ctx, block(0, k), denominator);
+        let denominator = block(layout.denominator(), k);
+        let kept = block(layout.kept(), k);
+        let kept_and_pass = (adaptive.is_some())
+            .then(|| ggml_div(ctx, block(layout.kept(), 2 * k), block(layout.one(), 2 * k)));
+        let mut q = match kept_and_pass {
+            Some(both) => ggml_view_1d(ctx, both, k, k as usize * size_of::<f32>()),
+            None => ggml_div(ctx, block(layout.numerator(), k), denominator),
+        };
         for _ in 1..steps {
             let masked = ggml_concat(ctx, ggml_mul(ctx, q, weights), weights, 0);
-            let again = ggml_view_1d(ctx, ggml_mul_mat(ctx, operator, masked), k, 0);
-            q = ggml_scale(ctx, ggml_div(ctx, again, denominator), 2.0);
+            let again = ggml_mul_mat(ctx, operator, masked);
+            let numerator = ggml_view_1d(
+                ctx,
+                again,
+                k,
+                layout.numerator() as usize * size_of::<f32>(),
+            );
+            q = ggml_scale(ctx, ggml_div(ctx, numerator, denominator), 2.0);
         }
 
         // §4.4 and step 4: the blend; folded into the product where it can
         // be (`kept` is then (1 − s)·p and q already s·q).
-        let blended = match (&adaptive, folded_strength(plan)) {
+        let blended = match (kept_and_pass, folded_strength(plan)) {
             (_, Some(_)) => ggml_add(ctx, q, kept),
             (None, None) => ggml_add(ctx, ggml_scale(ctx, q, strength as f32), kept),
-            (Some(curve), None) => {
-                let inverse_ln_m = block(3 * k, 1);
-                let s = g.adaptive_strength(
-                    p,
-                    inverse_ln_m,
-                    strength,
-                    curve.min,
-                    curve.max,
-                    curve.target,
+            (Some(both), None) => {
+                let both = if steps == 1 {
+                    both
+                } else {
+                    ggml_concat(ctx, kept, q, 0)
+                };
+                let (Some((ramps, n)), Some(curve)) = (layout.ramps(), curve) else {
+                    unreachable!("an adaptive plan's constants have ramps")
+                };
+                let s = g.adaptive_strength(p, product, layout.euler(), (ramps, n), curve);
+                // (1 − s)·p + s·q: the two halves of [p; q]·[1 − s, s].
+                let terms = ggml_mul(
+                    ctx,
+                    ggml_reshape_2d(ctx, both, k, 2),
+                    ggml_reshape_2d(ctx, s, 1, 2),
                 );
-                ggml_add(ctx, kept, ggml_mul(ctx, ggml_sub(ctx, q, kept), s))
+                ggml_add(
+                    ctx,
+                    ggml_view_1d(ctx, terms, k, 0),
+                    ggml_view_1d(ctx, terms, k, k as usize * size_of::<f32>()),
+                )
             }
         };
 
@@ -281,7 +316,7 @@ unsafe fn probe<T>(plan: &Plan, n: i64, f: impl FnOnce(Vec<*mut ggml_tensor>) ->
             sampled: ptr::null_mut(),
             candidates: ggml_new_tensor_1d(ctx, ggml_type_GGML_TYPE_I32, n),
         };
-        let constants = Tensors::declare(ctx, medium_size(plan, data.logits));
+        let constants = Tensors::declare(ctx, medium_size(plan, data.logits), plan);
         build(ctx, &mut data, plan, constants);
         ggml_build_forward_expand(graph, data.logits);
         ggml_build_forward_expand(graph, data.candidates);
@@ -362,61 +397,46 @@ impl Graph {
         }
     }
 
-    /// SPEC §4.4 on the softmax `p` of a medium of m, given `1 / ln
-    /// max(m, 2)` (a one-element tensor; m below 2 has no entropy to speak
-    /// of and never changes the result): the entropy `H = −Σ p ln p / ln
-    /// m`, and the piecewise-linear strength through (0, max), (target,
-    /// strength), (1, min), clamped to [min, max]: the first piece's line,
-    /// plus the change of slope times `max(H − target, 0)`. A piece whose
-    /// denominator is 0 is never taken (`H < target` needs target > 0,
-    /// `H > target` needs target < 1) and is not built; the clamp to [min,
-    /// max] only where the curve can leave it for H in [0, 1].
+    /// SPEC §4.4 on the softmax `p` of a medium of m: `[1 − s, s]`, the
+    /// strength s as a sum of ramps of the entropy (`Plan::strength_ramps`:
+    /// the clamps are ramps too, no comparison). From the operator's
+    /// product: `ln [e·Σp; p]` (the clamp keeps a masked `p = 0` at
+    /// `ln FLT_MIN`, which `0·` then drops) contracted with p gives `[1, Σ
+    /// p ln p]`; each ramp's pair of rows turns that into `H − start`, H =
+    /// `−Σ p ln p / ln max(m, 2)`; `max(·, 0)` of them, contracted with the
+    /// ramps' weights (`curve`), gives both coefficients of the blend.
     unsafe fn adaptive_strength(
         self,
         p: *mut ggml_tensor,
-        inverse_ln_m: *mut ggml_tensor,
-        strength: f64,
-        min: f64,
-        max: f64,
-        target: f64,
+        product: *mut ggml_tensor,
+        euler: i64,
+        (ramps, n): (i64, i64),
+        curve: *mut ggml_tensor,
     ) -> *mut ggml_tensor {
         let ctx = self.0;
-        // SAFETY: the caller passes live tensors of this graph's context.
+        let k = ggml_nelements(p);
+        let at = |row: i64| row as usize * size_of::<f32>();
+        // SAFETY: the caller passes live tensors of this graph's context,
+        // `product` with the rows its layout names.
         unsafe {
-            // ln(max(p, FLT_MIN)): 0 · ln p is 0 for a masked p = 0.
-            let ln_p = ggml_log(ctx, ggml_clamp(ctx, p, f32::MIN_POSITIVE, 1.0));
-            let minus_h = ggml_mul(ctx, ggml_mul_mat(ctx, p, ln_p), inverse_ln_m);
-            // `at_target + slope·(H − target)`, as a function of −H.
-            let line = |slope: f64, at_target: f64| {
-                ggml_scale_bias(
+            let logs = ggml_log(
+                ctx,
+                ggml_clamp(
                     ctx,
-                    minus_h,
-                    -slope as f32,
-                    (at_target - slope * target) as f32,
-                )
-            };
-            let before = (target > 0.0).then(|| (strength - max) / target);
-            let after = (target < 1.0).then(|| (min - strength) / (1.0 - target));
-            let s = match (before, after) {
-                (Some(before), Some(after)) => {
-                    let bend = after - before;
-                    let (low, high) = if bend >= 0.0 {
-                        (0.0, f32::MAX)
-                    } else {
-                        (-f32::MAX, 0.0)
-                    };
-                    let past_target = ggml_clamp(ctx, line(bend, 0.0), low, high);
-                    ggml_add(ctx, line(before, strength), past_target)
-                }
-                (Some(only), None) | (None, Some(only)) => line(only, strength),
-                (None, None) => unreachable!("target is in [0, 1]"),
-            };
-            let within = (min..=max).contains(&strength) && target > 0.0 && target < 1.0;
-            if within {
-                s
-            } else {
-                ggml_clamp(ctx, s, min as f32, max as f32)
-            }
+                    ggml_view_1d(ctx, product, 2 * k, at(euler)),
+                    f32::MIN_POSITIVE,
+                    f32::MAX,
+                ),
+            );
+            let sums = ggml_mul_mat(ctx, p, ggml_reshape_2d(ctx, logs, k, 2));
+            let pairs = ggml_reshape_2d(ctx, ggml_view_1d(ctx, product, 2 * n, at(ramps)), 2, n);
+            let past = ggml_clamp(
+                ctx,
+                ggml_mul_mat(ctx, pairs, ggml_reshape_2d(ctx, sums, 2, 1)),
+                0.0,
+                f32::MAX,
+            );
+            ggml_mul_mat(ctx, curve, past)
         }
     }
 }
@@ -474,7 +494,7 @@ mod tests {
             ("subtle", 16),
             ("creative", 16),
             ("collision", 20),
-            ("adaptive", 26),
+            ("adaptive", 23),
         ] {
             let kernels = kernels_after_top_k_40(preset);
             assert!(
