@@ -3,7 +3,13 @@
  * and show, for the first steps, the medium's top probabilities before and
  * after scatter.
  *
- * usage: scatter-demo -m MODEL.gguf [-p PROMPT] [-n TOKENS] [-s SEED] [--show STEPS] [-v] */
+ * usage: scatter-demo -m MODEL.gguf [-p PROMPT] [-n TOKENS] [-s SEED] [--show STEPS]
+ *                     [--preset NAME] [--ids] [-v]
+ *
+ * -s seeds the draw and scatter's collision gate; --preset takes another of
+ * scatter's presets; --ids prints only the token ids, one a line: what the
+ * Rust crate's example prints with the same flag, for the check that both
+ * give the same tokens (scripts/check-rust-crate.sh). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +25,8 @@ typedef struct {
     int          n_predict;
     uint32_t     seed;
     int          show;
+    const char * preset;
+    int          ids;
     int          verbose;
 } options;
 
@@ -35,6 +43,8 @@ static int parse(int argc, char ** argv, options * o) {
     o->n_predict = 64;
     o->seed = 42;
     o->show = 3;
+    o->preset = "creative";
+    o->ids = 0;
     o->verbose = 0;
     for (int i = 1; i < argc; i++) {
         const char * a = argv[i];
@@ -49,6 +59,10 @@ static int parse(int argc, char ** argv, options * o) {
             o->seed = (uint32_t) strtoul(argv[++i], NULL, 10);
         } else if (strcmp(a, "--show") == 0 && has_value) {
             o->show = atoi(argv[++i]);
+        } else if (strcmp(a, "--preset") == 0 && has_value) {
+            o->preset = argv[++i];
+        } else if (strcmp(a, "--ids") == 0) {
+            o->ids = 1;
         } else if (strcmp(a, "-v") == 0) {
             o->verbose = 1;
         } else {
@@ -112,8 +126,19 @@ static void print_comparison(const struct llama_vocab * vocab, int step, const l
 int main(int argc, char ** argv) {
     options o;
     if (!parse(argc, argv, &o)) {
-        fprintf(stderr, "usage: %s -m MODEL.gguf [-p PROMPT] [-n TOKENS] [-s SEED] [--show STEPS] [-v]\n", argv[0]);
+        fprintf(stderr,
+                "usage: %s -m MODEL.gguf [-p PROMPT] [-n TOKENS] [-s SEED] [--show STEPS] [--preset NAME] [--ids] [-v]\n",
+                argv[0]);
         return 2;
+    }
+    struct llama_scatter_params scatter;
+    if (!llama_scatter_preset_params(o.preset, &scatter)) {
+        fprintf(stderr, "error: no preset named %s\n", o.preset);
+        return 2;
+    }
+    scatter.seed = o.seed;
+    if (o.ids) {
+        o.show = 0;
     }
     if (!o.verbose) {
         llama_log_set(quiet_log, NULL);
@@ -150,15 +175,17 @@ int main(int argc, char ** argv) {
     llama_sampler_chain_add(chain, llama_sampler_init_top_k(40));
     llama_sampler_chain_add(chain, llama_sampler_init_top_p(0.95f, 1));
     llama_sampler_chain_add(chain, llama_sampler_init_min_p(0.05f, 1));
-    llama_sampler_chain_add(chain, llama_sampler_init_scatter(64, 0.18f, 2.5f, 1)); /* "creative" */
+    llama_sampler_chain_add(chain, llama_sampler_init_scatter_params(&scatter));
     llama_sampler_chain_add(chain, llama_sampler_init_temp(0.8f));
     llama_sampler_chain_add(chain, llama_sampler_init_dist(o.seed));
 
-    printf("model: %s (vocabulary %d)\nchain:", o.model, n_vocab);
+    /* With --ids, stdout has the ids alone. */
+    FILE * info = o.ids ? stderr : stdout;
+    fprintf(info, "model: %s (vocabulary %d)\nchain:", o.model, n_vocab);
     for (int i = 0; i < llama_sampler_chain_n(chain); i++) {
-        printf(" %s%s", i ? "-> " : "", llama_sampler_name(llama_sampler_chain_get(chain, i)));
+        fprintf(info, " %s%s", i ? "-> " : "", llama_sampler_name(llama_sampler_chain_get(chain, i)));
     }
-    printf("\nseed: %u\n", o.seed);
+    fprintf(info, "\nscatter: %s\nseed: %u\n", o.preset, o.seed);
 
     llama_token_data * cand = malloc((size_t) n_vocab * sizeof *cand);
     llama_token_data * before = malloc((size_t) n_vocab * sizeof *before);
@@ -196,6 +223,9 @@ int main(int argc, char ** argv) {
         }
         next = arr.data[arr.selected].id;
         llama_sampler_accept(chain, next);
+        if (o.ids) {
+            printf("%d\n", next);
+        }
         if (llama_vocab_is_eog(vocab, next)) {
             break;
         }
@@ -203,12 +233,12 @@ int main(int argc, char ** argv) {
         batch = llama_batch_get_one(&next, 1);
     }
 
-    printf("\n--- prompt ---\n%s\n--- continuation ---\n%s\n", o.prompt, text);
+    fprintf(info, "\n--- prompt ---\n%s\n--- continuation ---\n%s\n", o.prompt, text);
     const struct llama_perf_sampler_data perf = llama_perf_sampler(chain);
     /* The chain times only its own applies: the first --show steps went
      * sampler by sampler and are not in t_sample_ms. */
     const int timed = perf.n_sample - (o.show < perf.n_sample ? o.show : perf.n_sample);
-    printf("--- sampling (llama_perf_sampler): %.3f ms per token over %d timed tokens ---\n",
+    fprintf(info, "--- sampling (llama_perf_sampler): %.3f ms per token over %d timed tokens ---\n",
            timed > 0 ? perf.t_sample_ms / timed : 0.0, timed);
 
     free(text);

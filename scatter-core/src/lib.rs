@@ -33,7 +33,7 @@
 //! order of the output must be exact. Results are rounded to f32 once, at
 //! write-back.
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 mod candidate;
 #[cfg(feature = "check-reference")]
