@@ -43,9 +43,10 @@ for name in ("scatter-core", "scatter-llama-cpp"):
     need = max((packages[i] for i in seen - {root["id"]} if packages[i]["rust_version"]),
                key=lambda p: version(p["rust_version"]), default=None)
     ours = root["rust_version"]
+    newest = "no dependency names one" if need is None else "newest: %s %s" % (need["name"], need["rust_version"])
     if need and version(need["rust_version"]) > version(ours):
-        sys.exit(f"{name}: rust-version {ours}, but {need["name"]} {need["version"]} needs {need["rust_version"]}")
-    print(f"{name}: rust-version {ours}" + (f" (newest of its dependencies: {need["name"]} {need["rust_version"]})" if need else " (no dependencies)"))
+        sys.exit("%s: rust-version %s, below what its dependencies need (%s)" % (name, ours, newest))
+    print("%s: rust-version %s (%s)" % (name, ours, newest))
 '
 
 echo "--- tests, doc tests, clippy"

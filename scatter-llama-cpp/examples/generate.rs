@@ -91,12 +91,12 @@ fn main() -> Result<(), Box<dyn Error>> {
 
     let mut batch = LlamaBatch::new(prompt.len().max(1), 1);
     batch.add_sequence(&prompt, 0, false)?;
-    let mut position = i32::try_from(prompt.len())?;
     let mut out = std::io::stdout().lock();
     if !o.ids {
         writeln!(out, "{}", o.prompt)?;
     }
-    for _ in 0..o.tokens {
+    // The position of the token each step adds.
+    for position in (i32::try_from(prompt.len())?..).take(o.tokens) {
         ctx.decode(&mut batch)?;
         let mut candidates = ctx.token_data_array_ith(batch.n_tokens() - 1);
         candidates.apply_sampler(&mut truncate);
@@ -119,7 +119,6 @@ fn main() -> Result<(), Box<dyn Error>> {
         }
         batch.clear();
         batch.add(token, position, &[0], true)?;
-        position += 1;
     }
     let stats = scatter.stats();
     eprintln!(
