@@ -16,6 +16,10 @@ cd "$(dirname "$0")/.."
 build=${1:?usage: scripts/check-rust-crate.sh BUILD (a superbuild of b11434)}
 
 export CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache
+# cargo publish's check builds llama-cpp-sys-2 again, in a build folder of its own with the same
+# flags: with paths taken relative to the folders under the clone and the working folder out of the
+# key (the objects carry debug info), ccache gives it the first build's objects.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD} CCACHE_NOHASHDIR=1
 # llama-cpp-sys-2 builds llama.cpp natively (GGML_NATIVE) when Rust targets the native CPU, as the
 # superbuild does: the two builds of one tree then compute the same logits.
 export RUSTFLAGS="-C target-cpu=native"
