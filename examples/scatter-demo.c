@@ -3,10 +3,11 @@
  * and show, for the first steps, the medium's top probabilities before and
  * after scatter.
  *
- * usage: scatter-demo -m MODEL.gguf [-p PROMPT] [-n TOKENS] [-s SEED] [--show STEPS]
+ * usage: scatter-demo -m MODEL.gguf [-p PROMPT] [-n TOKENS] [-s SEED] [-t THREADS] [--show STEPS]
  *                     [--preset NAME] [--ids] [-v]
  *
- * -s seeds the draw and scatter's collision gate; --preset takes another of
+ * -s seeds the draw and scatter's collision gate; -t sets llama.cpp's
+ * threads (default: llama.cpp's); --preset takes another of
  * scatter's presets; --ids prints only the token ids, one a line: what the
  * Rust crate's example prints with the same flag, for the check that both
  * give the same tokens (scripts/check-rust-crate.sh). */
@@ -24,6 +25,7 @@ typedef struct {
     const char * prompt;
     int          n_predict;
     uint32_t     seed;
+    int          threads;
     int          show;
     const char * preset;
     int          ids;
@@ -42,6 +44,7 @@ static int parse(int argc, char ** argv, options * o) {
     o->prompt = "Once upon a time, in a village by the sea,";
     o->n_predict = 64;
     o->seed = 42;
+    o->threads = 0;
     o->show = 3;
     o->preset = "creative";
     o->ids = 0;
@@ -57,6 +60,8 @@ static int parse(int argc, char ** argv, options * o) {
             o->n_predict = atoi(argv[++i]);
         } else if (strcmp(a, "-s") == 0 && has_value) {
             o->seed = (uint32_t) strtoul(argv[++i], NULL, 10);
+        } else if (strcmp(a, "-t") == 0 && has_value) {
+            o->threads = atoi(argv[++i]);
         } else if (strcmp(a, "--show") == 0 && has_value) {
             o->show = atoi(argv[++i]);
         } else if (strcmp(a, "--preset") == 0 && has_value) {
@@ -127,7 +132,8 @@ int main(int argc, char ** argv) {
     options o;
     if (!parse(argc, argv, &o)) {
         fprintf(stderr,
-                "usage: %s -m MODEL.gguf [-p PROMPT] [-n TOKENS] [-s SEED] [--show STEPS] [--preset NAME] [--ids] [-v]\n",
+                "usage: %s -m MODEL.gguf [-p PROMPT] [-n TOKENS] [-s SEED] [-t THREADS] [--show STEPS] [--preset NAME] [--ids] "
+                "[-v]\n",
                 argv[0]);
         return 2;
     }
@@ -163,6 +169,10 @@ int main(int argc, char ** argv) {
     cp.n_ctx = (uint32_t) (n_prompt + o.n_predict + 8);
     cp.n_batch = (uint32_t) n_prompt;
     cp.no_perf = false;
+    if (o.threads > 0) {
+        cp.n_threads = o.threads;
+        cp.n_threads_batch = o.threads;
+    }
     struct llama_context * ctx = llama_init_from_model(model, cp);
     if (!ctx) {
         fprintf(stderr, "error: could not create a context\n");

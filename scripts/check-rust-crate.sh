@@ -26,7 +26,9 @@ export RUSTFLAGS="-C target-cpu=native"
 if echo 'int main(void){return 0;}' | cc -mno-amx-int8 -x c -o /dev/null - 2>/dev/null; then
   export CFLAGS="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16" CXXFLAGS="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
 fi
-crate=(--release --locked -p scatter-llama-cpp)
+# The dev profile, as cargo publish's check builds: that build then finds every dependency built
+# (llama.cpp itself is optimised in both: llama-cpp-sys-2 asks CMake for RelWithDebInfo).
+crate=(--locked -p scatter-llama-cpp)
 
 echo "--- rust-version: at least every dependency's"
 cargo metadata --locked --format-version 1 | python3 -c '
@@ -56,7 +58,7 @@ for name in ("scatter-core", "scatter-llama-cpp"):
 echo "--- tests, doc tests, clippy"
 cargo test "${crate[@]}"
 cargo clippy "${crate[@]}" --all-targets -- -D warnings
-cargo test --release --locked -p scatter-core --doc
+cargo test --locked -p scatter-core --doc
 
 echo "--- the example, and the same tokens as the C chain"
 model=$(bash scripts/fetch-model.sh)
@@ -64,14 +66,14 @@ cmake -S . -B "$build" -DLLAMA_SCATTER_BUILD_EXAMPLES=ON >/dev/null
 cmake --build "$build" --target scatter-demo
 demo=$(find "$build" -name scatter-demo -type f -perm -u+x | head -n 1)
 cargo build "${crate[@]}" --example generate
-example=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/release/examples/generate
+example=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/debug/examples/generate
 "$example" "$model" -n 24
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 for run in "creative 42" "collision 7" "adaptive 3"; do
   read -r preset seed <<<"$run"
-  "$example" "$model" -n 48 -s "$seed" --preset "$preset" --ids >"$out/rust" 2>"$out/rust.log"
-  "$demo" -m "$model" -n 48 -s "$seed" --preset "$preset" --ids >"$out/c" 2>"$out/c.log"
+  "$example" "$model" -n 48 -s "$seed" -t "$(nproc)" --preset "$preset" --ids >"$out/rust" 2>"$out/rust.log"
+  "$demo" -m "$model" -n 48 -s "$seed" -t "$(nproc)" --preset "$preset" --ids >"$out/c" 2>"$out/c.log"
   if ! cmp -s "$out/rust" "$out/c"; then
     echo "FAILED: $preset, seed $seed: the crate's tokens differ from the C chain's" >&2
     diff "$out/rust" "$out/c" | head -n 20 >&2

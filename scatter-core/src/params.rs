@@ -103,6 +103,14 @@ impl Params {
 impl Params {
     /// The fixed diffusion mode of `llama_sampler_init_scatter`: every other
     /// parameter at its default.
+    ///
+    /// ```
+    /// use scatter_core::Params;
+    ///
+    /// let creative = Params::fixed(64, 0.18, 2.5, 1);
+    /// assert!(creative.enabled());
+    /// assert_eq!(creative.collision, Params::default().collision);
+    /// ```
     pub fn fixed(k: i32, strength: f32, radius: f32, steps: i32) -> Self {
         Self {
             k,
@@ -115,11 +123,30 @@ impl Params {
 
     /// Whether a sampler made from these parameters scatters: false for
     /// those of the noop sampler (SPEC §4.1).
+    ///
+    /// ```
+    /// use scatter_core::Params;
+    ///
+    /// assert!(!Params::default().enabled()); // the defaults: `?scatter`
+    /// assert!(!Params::fixed(64, 0.0, 2.5, 1).enabled()); // no strength
+    /// assert!(Params::fixed(64, 0.1, 2.5, 1).enabled());
+    /// ```
     pub fn enabled(&self) -> bool {
         self.config().is_some()
     }
 
     /// The preset called `name` (see [`PRESETS`]), or `None`.
+    ///
+    /// ```
+    /// use scatter_core::params::{Params, PRESETS};
+    ///
+    /// for preset in PRESETS {
+    ///     let name = preset.name.to_str().unwrap();
+    ///     assert_eq!(Params::preset(name).unwrap().k, preset.params.k);
+    /// }
+    /// assert!(Params::preset("creative").unwrap().enabled());
+    /// assert!(Params::preset("Creative").is_none());
+    /// ```
     pub fn preset(name: &str) -> Option<Self> {
         PRESETS
             .iter()

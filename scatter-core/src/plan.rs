@@ -61,6 +61,19 @@ impl Plan {
 impl Plan {
     /// The adaptive strength as ramps of the normalised entropy, for a
     /// graph that has no comparison; `None` for a fixed strength.
+    ///
+    /// ```
+    /// use scatter_core::{Params, Scatter};
+    ///
+    /// let plan = Scatter::new(&Params::preset("adaptive").unwrap()).plan().unwrap();
+    /// let ramps = plan.strength_ramps().unwrap();
+    /// let curve = plan.adaptive.unwrap();
+    /// // (0, max), (target, strength), (1, min), and flat beyond [0, 1].
+    /// assert!((ramps.at(0.0) - curve.max).abs() < 1e-12);
+    /// assert!((ramps.at(curve.target) - plan.strength).abs() < 1e-12);
+    /// assert!((ramps.at(1.0) - curve.min).abs() < 1e-12);
+    /// assert!((ramps.at(1.5) - curve.min).abs() < 1e-12);
+    /// ```
     pub fn strength_ramps(&self) -> Option<Ramps> {
         self.adaptive
             .as_ref()

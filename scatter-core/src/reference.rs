@@ -31,6 +31,21 @@ pub const TOLERANCE: f64 = 1e-6;
 /// sampler writes them, or `None` where SPEC leaves the array untouched
 /// (a noop sampler, fewer than two finite candidates, a `+inf` logit). The
 /// collision gate is not modelled: this is the result when it fires.
+///
+/// ```
+/// use scatter_core::{reference, Params, Scatter, TokenData};
+///
+/// let params = Params::preset("creative").unwrap();
+/// let mut candidates: Vec<TokenData> = (0..10)
+///     .map(|id| TokenData { id, logit: -0.4 * id as f32, p: 0.0 })
+///     .collect();
+/// let want = reference::scatter(&params, &candidates, &[]).unwrap();
+/// Scatter::new(&params).apply(&mut candidates);
+/// for (c, (id, p)) in candidates.iter().zip(want) {
+///     assert_eq!(c.id, id);
+///     assert!((f64::from(c.p) - p).abs() < reference::TOLERANCE);
+/// }
+/// ```
 pub fn scatter(
     params: &Params,
     candidates: &[TokenData],

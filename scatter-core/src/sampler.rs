@@ -23,6 +23,31 @@ pub const NOOP_NAME: &CStr = c"?scatter";
 /// A scatter sampler: parameters, collision-gate RNG, absorption history
 /// and scratch buffers. `Clone` gives an independent sampler that continues
 /// from the same state (same history, same RNG position).
+///
+/// ```
+/// use scatter_core::{Outcome, Params, Scatter, TokenData};
+///
+/// // The collision preset: the gate fires on about a quarter of the
+/// // applies, drawn from the seed's stream.
+/// let mut scatter = Scatter::new(&Params { seed: 7, ..Params::preset("collision").unwrap() });
+/// let row = [3.0f32, 2.0, 1.5, 1.0].map(|logit| TokenData { id: 0, logit, p: 0.0 });
+/// let mut fired = Vec::new();
+/// for token in 0..40 {
+///     let mut candidates = row;
+///     fired.push(scatter.apply(&mut candidates) != Outcome::Untouched);
+///     scatter.accept(token);
+/// }
+/// let stats = scatter.stats();
+/// assert_eq!(stats.applies, 40);
+/// assert_eq!(stats.fired as usize, fired.iter().filter(|&&f| f).count());
+/// assert!(stats.fired > 0 && stats.fired < 40);
+/// // Reset restarts the gate from the seed: the same decisions again.
+/// scatter.reset();
+/// let again: Vec<bool> = (0..40)
+///     .map(|_| scatter.apply(&mut row.clone()) != Outcome::Untouched)
+///     .collect();
+/// assert_eq!(again, fired);
+/// ```
 #[derive(Clone, Debug)]
 pub struct Scatter {
     /// `None`: a noop sampler (SPEC §4.1).
@@ -128,6 +153,14 @@ impl Scatter {
     /// What an apply computes, for running it elsewhere (llama.cpp's
     /// backend sampling); `None` for the noop sampler and with absorption,
     /// whose history lives here.
+    ///
+    /// ```
+    /// use scatter_core::{Params, Scatter};
+    ///
+    /// let plan = Scatter::new(&Params::preset("creative").unwrap()).plan().unwrap();
+    /// assert_eq!((plan.k, plan.steps, plan.gated), (64, 1, false));
+    /// assert!(Scatter::new(&Params::preset("adaptive-absorb").unwrap()).plan().is_none());
+    /// ```
     pub fn plan(&self) -> Option<Plan> {
         self.active.as_ref().and_then(|a| Plan::of(&a.config))
     }

@@ -3,8 +3,12 @@
 //! and prints it with scatter's stats: the loop to copy into a program.
 //!
 //! ```sh
-//! cargo run --release --example generate -- MODEL.gguf [-p PROMPT] [-n TOKENS] [-s SEED] [--preset NAME] [--ids]
+//! cargo run --release --example generate -- MODEL.gguf [-p PROMPT] [-n TOKENS] [-s SEED] [-t THREADS] [--preset NAME] [--ids]
 //! ```
+//!
+//! `-t`: llama.cpp's threads, by default one per core (without OpenMP,
+//! which this workspace leaves off, llama.cpp's own thread pool spins: with
+//! more threads than cores a token takes many times as long).
 //!
 //! `--ids` prints the token ids instead of the text, one a line: what the
 //! check against the C library compares (`scripts/check-rust-crate.sh`,
@@ -27,19 +31,22 @@ struct Options {
     prompt: String,
     tokens: usize,
     seed: u32,
+    threads: i32,
     preset: String,
     ids: bool,
 }
 
 fn options() -> Result<Options, String> {
     let usage =
-        "usage: generate MODEL.gguf [-p PROMPT] [-n TOKENS] [-s SEED] [--preset NAME] [--ids]";
+        "usage: generate MODEL.gguf [-p PROMPT] [-n TOKENS] [-s SEED] [-t THREADS] [--preset NAME] [--ids]";
     let mut args = std::env::args().skip(1);
     let mut o = Options {
         model: String::new(),
         prompt: "Once upon a time, in a village by the sea,".into(),
         tokens: 64,
         seed: 42,
+        threads: std::thread::available_parallelism()
+            .map_or(4, |n| i32::try_from(n.get()).unwrap_or(4)),
         preset: "creative".into(),
         ids: false,
     };
@@ -52,6 +59,7 @@ fn options() -> Result<Options, String> {
             "-p" => o.prompt = value()?,
             "-n" => o.tokens = value()?.parse().map_err(|e| format!("-n: {e}"))?,
             "-s" => o.seed = value()?.parse().map_err(|e| format!("-s: {e}"))?,
+            "-t" => o.threads = value()?.parse().map_err(|e| format!("-t: {e}"))?,
             "--preset" => o.preset = value()?,
             "--ids" => o.ids = true,
             _ if o.model.is_empty() && !arg.starts_with('-') => o.model = arg,
@@ -74,7 +82,9 @@ fn main() -> Result<(), Box<dyn Error>> {
     let n_prompt = u32::try_from(prompt.len())?;
     let params = LlamaContextParams::default()
         .with_n_ctx(NonZeroU32::new(n_prompt + u32::try_from(o.tokens)? + 8))
-        .with_n_batch(n_prompt);
+        .with_n_batch(n_prompt)
+        .with_n_threads(o.threads)
+        .with_n_threads_batch(o.threads);
     let mut ctx = model.new_context(&backend, params)?;
 
     // Truncation, then scatter, then temperature and the draw: scatter
