@@ -16,8 +16,10 @@ use scatter_core::Plan;
 use std::ptr;
 
 /// Where the operator's product keeps each value, in rows (floats) from
-/// its start: blocks of K rows, then the adaptive strength's ramps in
-/// pairs.
+/// its start: the adaptive strength's ramps in pairs first, then blocks of
+/// K rows. The pairs are the one part a matrix product reads (Vulkan binds
+/// a matrix product's operand only at an aligned offset: the start); the
+/// blocks go to element-wise ops, which take any offset.
 #[derive(Clone, Copy)]
 pub(crate) struct Layout {
     k: i64,
@@ -34,23 +36,21 @@ impl Layout {
         }
     }
 
-    /// A block's first row: `[e; kept; numerator; one; denominator]` where
-    /// the strength is adaptive (the entropy's logarithms read `[e; kept]`,
-    /// the blend divides `[kept; numerator]` by `[one; denominator]`),
-    /// else `[kept; numerator; denominator]`.
+    /// A block's first row: after the pairs, `[e; kept; numerator; one;
+    /// denominator]` where the strength is adaptive (the entropy's
+    /// logarithms read `[e; kept]`, the blend divides `[kept; numerator]`
+    /// by `[one; denominator]`), else `[kept; numerator; denominator]`.
     fn block(self, adaptive_at: i64, fixed_at: i64) -> i64 {
-        self.k
-            * if self.ramps.is_some() {
-                adaptive_at
-            } else {
-                fixed_at
-            }
+        match self.ramps {
+            Some(n) => 2 * n + self.k * adaptive_at,
+            None => self.k * fixed_at,
+        }
     }
 
     /// `e·Σp` (so that its logarithm is 1) in every row; in the adaptive
     /// layout only.
     pub(crate) fn euler(self) -> i64 {
-        0
+        self.block(0, 0)
     }
     /// `p`, times `1 − s` where the blend is folded in.
     pub(crate) fn kept(self) -> i64 {
@@ -62,21 +62,21 @@ impl Layout {
     }
     /// `Σp` in every row; in the adaptive layout only.
     pub(crate) fn one(self) -> i64 {
-        3 * self.k
+        self.block(3, 0)
     }
     /// `G·f + τ·Σp`.
     pub(crate) fn denominator(self) -> i64 {
         self.block(4, 2)
     }
     /// The ramps' pairs `(start·Σp, −1/ln max(m, 2))` (`(Σp, 0)` for the
-    /// constant one), and their number.
+    /// constant one), from row 0, and their number.
     pub(crate) fn ramps(self) -> Option<(i64, i64)> {
-        self.ramps.map(|n| (5 * self.k, n))
+        self.ramps.map(|n| (0, n))
     }
 
     fn rows(self) -> i64 {
         match self.ramps {
-            Some(n) => 5 * self.k + 2 * n,
+            Some(n) => 2 * n + 5 * self.k,
             None => 3 * self.k,
         }
     }
