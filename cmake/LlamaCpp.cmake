@@ -57,7 +57,7 @@ if(NOT EXISTS "${LLAMA_CPP_SOURCE_DIR}/include/llama.h")
 endif()
 
 option(LLAMA_SCATTER_LLAMA_TOOLS "Build llama-cli, llama-completion and llama-server from a copy of llama.cpp with scatter wired in, where the hooks fit the tree (a warning where they do not)" OFF)
-option(LLAMA_SCATTER_TOOLS_REQUIRED "With LLAMA_SCATTER_LLAMA_TOOLS: a tree the hooks do not fit is a configure error, not a warning" OFF)
+option(LLAMA_SCATTER_TOOLS_REQUIRED "With LLAMA_SCATTER_LLAMA_TOOLS: a tree the hooks do not fit is a configure error, not a warning; so is, with LLAMA_SCATTER_UI, a web UI that cannot be built" OFF)
 
 # The tools are an option on top of the library, never a condition of it: when the hooks of
 # integration/llama.cpp/hooks.patch do not fit the tree, the library, its header, the C suites
@@ -88,15 +88,58 @@ endif()
 set(BUILD_SHARED_LIBS ON CACHE BOOL "" FORCE)
 set(LLAMA_BUILD_TESTS    OFF CACHE BOOL "" FORCE)
 set(LLAMA_BUILD_EXAMPLES OFF CACHE BOOL "" FORCE)
+option(LLAMA_SCATTER_UI "With the patched tools: build llama-server's web UI from the tree's tools/ui with npm (npm ci from its lock file) and embed it; where npm is missing, the server is built without it" ON)
+set(_default_cache "$ENV{HOME}/.cache")
+if(DEFINED ENV{XDG_CACHE_HOME})
+    set(_default_cache "$ENV{XDG_CACHE_HOME}")
+endif()
+set(_default_cache "${_default_cache}/llama-scatter")
+if(DEFINED ENV{LLAMA_SCATTER_CACHE})
+    set(_default_cache "$ENV{LLAMA_SCATTER_CACHE}")
+endif()
+set(LLAMA_SCATTER_NPM_CACHE "${_default_cache}/npm" CACHE PATH
+    "npm's cache for the web UI's packages (default: npm/ in the project's cache folder, beside the models: scripts/model-cache.sh)")
 if(LLAMA_SCATTER_TOOLS_BUILT)
     set(_llama_tree "${LLAMA_CPP_PATCHED_DIR}")
-    # The web UI is not downloaded: the server's API runs without it.
     set(LLAMA_SCATTER_SUPERBUILD ON)
     set(LLAMA_BUILD_COMMON    ON  CACHE BOOL "" FORCE)
     set(LLAMA_BUILD_TOOLS     ON  CACHE BOOL "" FORCE)
     set(LLAMA_BUILD_SERVER    ON  CACHE BOOL "" FORCE)
-    set(LLAMA_BUILD_UI        OFF CACHE BOOL "" FORCE)
+    # The web UI is built here from the tree's own sources, never downloaded (upstream's fallback
+    # fetches a prebuilt one). npm reads its settings from the UI folder's .npmrc: the cache
+    # above, and packages taken from it when it has them, so that another build folder or a
+    # clean build does not download them again.
+    set(_ui OFF)
+    if(LLAMA_SCATTER_UI)
+        # The UI's build tools (vite) need Node.js 20.19 or newer.
+        find_program(LLAMA_SCATTER_NPM npm)
+        find_program(LLAMA_SCATTER_NODE node)
+        set(_node_version "")
+        if(LLAMA_SCATTER_NODE)
+            execute_process(COMMAND "${LLAMA_SCATTER_NODE}" --version OUTPUT_VARIABLE _node_version
+                OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+            string(REGEX REPLACE "^v" "" _node_version "${_node_version}")
+        endif()
+        set(_no_ui "")
+        if(NOT EXISTS "${_llama_tree}/tools/ui/package.json")
+            set(_no_ui "the tree has no tools/ui sources")
+        elseif(NOT LLAMA_SCATTER_NPM OR _node_version VERSION_LESS 20.19)
+            set(_no_ui "it needs Node.js >= 20.19 and npm (found: node ${_node_version}, npm ${LLAMA_SCATTER_NPM}; scripts/install-prerequisites.sh installs them)")
+        endif()
+        if(_no_ui AND LLAMA_SCATTER_TOOLS_REQUIRED)
+            message(FATAL_ERROR "llama-server's web UI cannot be built: ${_no_ui}. Configure with -DLLAMA_SCATTER_UI=OFF to build the tools without it.")
+        elseif(_no_ui)
+            message(STATUS "llama-server is built without its web UI: ${_no_ui}")
+        else()
+            set(_ui ON)
+            file(CONFIGURE OUTPUT "${_llama_tree}/tools/ui/.npmrc" CONTENT
+                "cache=${LLAMA_SCATTER_NPM_CACHE}\nprefer-offline=true\naudit=false\nfund=false\nupdate-notifier=false\n")
+        endif()
+    endif()
+    set(LLAMA_BUILD_UI        ${_ui} CACHE BOOL "" FORCE)
     set(LLAMA_USE_PREBUILT_UI OFF CACHE BOOL "" FORCE)
+    # Every tool's install rule would install tools that are not built (EXCLUDE_FROM_ALL below):
+    # cmake/Install.cmake installs the three and what they link.
     set(LLAMA_TOOLS_INSTALL   OFF CACHE BOOL "" FORCE)
 else()
     set(_llama_tree "${LLAMA_CPP_SOURCE_DIR}")

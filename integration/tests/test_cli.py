@@ -6,7 +6,7 @@ import re
 import subprocess
 
 from tools import (DEFAULT_FIELDS, FIELDS, PRESETS, PROMPTS, RANGES, RANK_PRESERVING, args,
-                   check, completion, run_tests)
+                   chain_line, check, completion, run_tests)
 
 BIN, MODEL = args()
 
@@ -36,12 +36,6 @@ def inside(name):
         if value != DEFAULT_FIELDS["scatter_" + name]:
             return value
     raise AssertionError(f"no test value for {name}")
-
-
-def chain_line(log):
-    m = re.search(r"sampler chain: (.*)", log)
-    check(m, "no 'sampler chain:' line in the log")
-    return m.group(1)
 
 
 def params_text(log):

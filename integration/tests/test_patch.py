@@ -2,7 +2,7 @@
 hooks.patch) applies to a pristine copy of the llama.cpp tree we build against; applying it
 twice is detected and changes nothing; a hook whose neighbourhood moved still fits with one line
 of context, with a warning naming it; a tree it does not fit is refused, left untouched, and
-every hunk that did not fit is named. The hooks change at most 40 lines of
+every hunk that did not fit is named. The hooks change at most 48 lines of
 llama.cpp's files.
 
 usage: test_patch.py LLAMA_CPP_SOURCE_DIR
@@ -28,7 +28,7 @@ OURS = ROOT / "integration" / "llama.cpp" / "files"
 # The files of the tree the hooks change, read from the patch.
 TOUCHED = re.findall(r"^--- a/(\S+)$", HOOKS, re.M)
 # What stays in upstream files is hooks: a budget of changed lines.
-MAX_CHANGED_LINES = 40
+MAX_CHANGED_LINES = 48
 
 
 def digest(tree):

@@ -86,6 +86,13 @@ def check(cond, message):
         raise Failure(message)
 
 
+def chain_line(log):
+    """The sampler chain a tool printed in its log."""
+    m = re.search(r"sampler chain: (.*)", log)
+    check(m, "no 'sampler chain:' line in the log")
+    return m.group(1)
+
+
 def completion(bin_dir, model, prompt, extra, n_predict=32, env=None):
     """Runs llama-completion once; returns (generated text, stderr log)."""
     cmd = [os.path.join(bin_dir, "llama-completion"), "-m", model, *COMMON_ARGS,
@@ -104,14 +111,17 @@ def free_port():
 
 
 class Server:
-    """llama-server of BIN_DIR on MODEL at a free port of 127.0.0.1, with `extra` arguments."""
+    """llama-server of BIN_DIR on MODEL at a free port of 127.0.0.1, with `extra` arguments; with
+    no MODEL, a router (its models from `extra`: --models-preset), whose model instances inherit
+    the same arguments."""
 
-    def __init__(self, bin_dir, model, extra=()):
+    def __init__(self, bin_dir, model, extra=(), env=None):
         self.port = free_port()
         self.log = tempfile.TemporaryFile(mode="w+")
-        cmd = [os.path.join(bin_dir, "llama-server"), "-m", model, *COMMON_ARGS, "--host", "127.0.0.1",
-               "--port", str(self.port), "--parallel", "1", *extra]
-        self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT)
+        cmd = [os.path.join(bin_dir, "llama-server"), *(["-m", model] if model else []), *COMMON_ARGS,
+               "--host", "127.0.0.1", "--port", str(self.port), "--parallel", "1", *extra]
+        self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT,
+                                     env=dict(os.environ, **(env or {})))
 
     def request(self, path, body=None):
         data = None if body is None else json.dumps(body).encode()
@@ -136,9 +146,13 @@ class Server:
             time.sleep(0.25)
         raise Failure(f"llama-server not ready after 120 s:\n{self.tail()}")
 
-    def tail(self):
+    def output(self):
+        """Everything the server wrote so far."""
         self.log.seek(0)
-        return self.log.read()[-3000:]
+        return self.log.read()
+
+    def tail(self):
+        return self.output()[-3000:]
 
     def stop(self):
         self.proc.terminate()
