@@ -47,7 +47,9 @@ def the_moved_server_serves():
         check(status == 200, f"/completion -> {status}: {body}")
         check(body["generation_settings"]["scatter_enabled"], "scatter did not run in the installed server")
         if UI:
-            with urllib.request.urlopen(f"http://127.0.0.1:{server.port}/", timeout=30) as resp:
+            # The UI's files are embedded gzip-compressed, for clients that accept that, as browsers do.
+            page_request = urllib.request.Request(f"http://127.0.0.1:{server.port}/", headers={"Accept-Encoding": "gzip"})
+            with urllib.request.urlopen(page_request, timeout=30) as resp:
                 check(resp.status == 200 and resp.headers.get_content_type() == "text/html",
                       f"/ -> {resp.status} {resp.headers.get_content_type()}")
                 page = resp.read()
