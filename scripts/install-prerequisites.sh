@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# install-prerequisites.sh [GROUP...]: installs, as root, what building and testing llama-scatter
-# needs on Debian 12 or Ubuntu 24.04 (amd64): the project's one list of system packages and tools.
+# install-prerequisites.sh [GROUP...]: installs, as root (through sudo when run as a user), what
+# building and testing llama-scatter needs on Debian 12 or Ubuntu 24.04 (amd64): the project's one
+# list of system packages and tools.
 # Groups (default: build):
 #   build      the demo, the patched tools and the `test` workflow: CMake >= 3.25, Ninja, a C/C++
 #              compiler, clang and libclang (bindgen reads llama.h through it), pkg-config, git (the
@@ -21,6 +22,10 @@
 # Installed packages are skipped, so a second run costs seconds.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
+# Run as a user, it asks sudo for root; as root (a container without sudo), it needs none.
+if [ "$(id -u)" -ne 0 ]; then
+  exec sudo "$0" "$@"
+fi
 export DEBIAN_FRONTEND=noninteractive
 
 build_packages=(cmake ninja-build build-essential clang libclang-dev pkg-config git

@@ -27,8 +27,9 @@ function label(name: string): string {
 
 /** The help text as the settings show it: HTML, so the table's "<=" is escaped. */
 function fieldHelp(field: ScatterField): string {
-	const range = field.kind === 'bool' ? '' : ` Accepted: ${field.min} to ${field.max}.`;
-	const text = `Scatter: ${field.help}.${range} Empty: the server's value.`;
+	const rest =
+		field.kind === 'bool' ? '' : ` Accepted: ${field.min} to ${field.max}. Empty: the server's value.`;
+	const text = `Scatter: ${field.help}.${rest}`;
 
 	return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
