@@ -1,4 +1,4 @@
-# The hardening suite (README "Hardening", RELIABILITY.md), registered with
+# The hardening suite (RELIABILITY.md "What runs"), registered with
 # CTest in the `hardening` preset. That build has no AVX-512 code
 # (GGML_NATIVE and LLAMA_SCATTER_NATIVE off), because valgrind cannot
 # execute it.

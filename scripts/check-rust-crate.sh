@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Rust crate for llama-cpp-2 programs (scatter-llama-cpp/, README "Rust"), end to end:
+# The Rust crate for llama-cpp-2 programs (scatter-llama-cpp/README.md), end to end:
 #  1. its tests and doc tests, and scatter-core's doc tests;
 #  2. its example on the project's model, and the same tokens as the C chain: the example and
 #     scatter-demo (the chain in C, through llama_sampler_init_scatter_params) generate with the
@@ -8,7 +8,7 @@
 #  3. cargo publish --dry-run of scatter-core and scatter-llama-cpp (packaged and built from the
 #     packages; nothing is uploaded).
 # llama-cpp-sys-2 builds its own llama.cpp with CMake: ccache is its launcher, and like the
-# presets that run tests it leaves out AMX (README "Commands": SIGILL on our Intel machines).
+# presets that run tests it leaves out AMX (CONTRIBUTING.md "Prerequisites and commands": SIGILL on our Intel machines).
 #
 # usage: scripts/check-rust-crate.sh BUILD
 set -euo pipefail

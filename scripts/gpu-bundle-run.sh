@@ -77,7 +77,7 @@ t0=$SECONDS
   cmake -S "$project" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release "${cmake_backend[@]}" \
     -DLLAMA_SCATTER_PREBUILT="$bundle/lib/$(cat "$bundle/lib/NAME")" \
     -DLLAMA_SCATTER_LLAMA_TOOLS=ON -DLLAMA_SCATTER_TOOLS_REQUIRED=ON -DLLAMA_SCATTER_UI=OFF -DLLAMA_SCATTER_PYTHON=OFF \
-    -DLLAMA_SCATTER_RUST_TESTS=OFF -DLLAMA_SCATTER_CONSUMER_TESTS=OFF "$@"
+    -DLLAMA_SCATTER_RUST_TESTS=OFF -DLLAMA_SCATTER_CONSUMER_TESTS=OFF -DLLAMA_SCATTER_BENCHMARKS=ON "$@"
   cmake --build "$build" -j "$jobs" \
     --target test_backend_graph test_backend_sampling llama-completion scatter-graph-size
 } >"$results/build.log" 2>&1 || { tail -n 40 "$results/build.log" >&2; echo "run.sh: the build failed ($results/build.log)" >&2; exit 1; }

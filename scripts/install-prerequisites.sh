@@ -18,7 +18,7 @@
 #              enough for the pinned ggml-vulkan (>= 1.3.261; Debian 12 ships 1.3.239) unpacked from
 #              Debian 13's libvulkan-dev into .deps/vulkan-headers, not installed
 #   all        every group (what .ci/run installs)
-# The Rust toolchain is not installed here: rustup (README "Prerequisites").
+# The Rust toolchain is not installed here: rustup (the README's first commands).
 # Installed packages are skipped, so a second run costs seconds.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)

@@ -39,8 +39,41 @@ fn params_fields(header: &str) -> Vec<&str> {
         .collect()
 }
 
-/// README's parameter table and SPEC's flag table have a row for every field of the C struct, so a
-/// new field cannot ship undocumented (its text is written by hand; its presence is checked).
+/// The default of `field` in the core, as a parameter table writes it: a number, `off`/`on`, or
+/// `` `LLAMA_DEFAULT_SEED` ``. A field this does not know is a new one: say how its default reads.
+fn documented_default(field: &str) -> String {
+    let d = scatter_core::Params::DEFAULT;
+    let number = |v: f32| v.to_string();
+    match field {
+        "k" => d.k.to_string(),
+        "strength" => number(d.strength),
+        "radius" => number(d.radius),
+        "steps" => d.steps.to_string(),
+        "adaptive" => (if d.adaptive { "on" } else { "off" }).to_string(),
+        "strength_min" => number(d.strength_min),
+        "strength_max" => number(d.strength_max),
+        "entropy_target" => number(d.entropy_target),
+        "absorption" => number(d.absorption),
+        "absorption_last_n" => d.absorption_last_n.to_string(),
+        "collision" => number(d.collision),
+        "seed" if d.seed == scatter_core::params::DEFAULT_SEED => {
+            "`LLAMA_DEFAULT_SEED`".to_string()
+        }
+        other => {
+            panic!("tests/header.rs: no documented form for the default of the new field `{other}`")
+        }
+    }
+}
+
+/// Whether a table cell states `default`: the same text, or the same number (`0.30` is 0.3).
+fn states(cell: &str, default: &str) -> bool {
+    cell == default
+        || matches!((cell.parse::<f64>(), default.parse::<f64>()), (Ok(a), Ok(b)) if a == b)
+}
+
+/// README's parameter table and SPEC's flag table have a row for every field of the C struct, with
+/// the core's default in its default column (README: the column after the field; SPEC: after the
+/// C parameter), so a new field cannot ship undocumented and a wrong default fails here.
 #[test]
 fn every_parameter_is_documented() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -51,9 +84,18 @@ fn every_parameter_is_documented() {
     for doc in ["README.md", "SPEC.md"] {
         let text = read(doc);
         for field in &fields {
+            let name = format!("`{field}`");
+            let row = text
+                .lines()
+                .map(|line| line.split('|').map(str::trim).collect::<Vec<_>>())
+                .find(|cells| cells.contains(&name.as_str()))
+                .unwrap_or_else(|| panic!("{doc} has no table row for the parameter `{field}`"));
+            let at = row.iter().position(|cell| *cell == name).unwrap();
+            let cell = row.get(at + 1).copied().unwrap_or_default();
+            let default = documented_default(field);
             assert!(
-                text.contains(&format!("| `{field}` |")),
-                "{doc} has no table row for the parameter `{field}`"
+                states(cell, &default),
+                "{doc}: the default of `{field}` reads {cell:?}, the core's is {default}"
             );
         }
     }

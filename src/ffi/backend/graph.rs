@@ -20,10 +20,6 @@
 //!   entropy (`Plan::strength_ramps`: the curve's clamps included), so it
 //!   takes three small products and no comparison, and both coefficients
 //!   of the blend `[1 − s, s]` come out at once;
-//! - the adaptive strength is a sum of ramps `max(H − start, 0)` of the
-//!   entropy (`Plan::strength_ramps`: the curve's clamps included), so it
-//!   takes three small products and no comparison, and both coefficients
-//!   of the blend `[1 − s, s]` come out at once;
 //! - the written logits are `ln(max(b, ε))` of the blend b before its
 //!   renormalisation: log-probabilities up to one constant per row, which a
 //!   softmax, and so every sampler after scatter, ignores (the CPU path
