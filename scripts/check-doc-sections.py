@@ -24,8 +24,20 @@ def sections(doc):
     return [(m.group(1) or m.group(2)).strip() for m in re.finditer(pattern, doc.read_text(), re.M)]
 
 
+def tracked_files():
+    """git's list of the tracked files; outside a clone (a source tarball), every file but build
+    output and fetched trees."""
+    try:
+        return subprocess.run(["git", "-C", str(ROOT), "ls-files"], capture_output=True, text=True,
+                              check=True).stdout.split()
+    except (OSError, subprocess.CalledProcessError):
+        skip = (".git", ".deps", "build", "target", "node_modules")
+        return [str(p.relative_to(ROOT)) for p in ROOT.rglob("*")
+                if p.is_file() and not any(part.startswith(skip) for part in p.relative_to(ROOT).parts)]
+
+
 def main():
-    files = subprocess.run(["git", "-C", str(ROOT), "ls-files"], capture_output=True, text=True, check=True).stdout.split()
+    files = tracked_files()
     docs = {p.stem: p for p in ROOT.glob("*.md")}
     known = {name: sections(path) for name, path in docs.items()}
     missing = []
