@@ -11,7 +11,7 @@ import os
 import tempfile
 import time
 
-from tools import DEFAULT_FIELDS, PRESET_FIELDS, Failure, Server, args, check, run_tests
+from tools import DEFAULT_FIELDS, PRESET_FIELDS, Server, args, check, run_with_server
 
 BIN, MODEL = args()
 PROMPT = "The old lighthouse keeper opened the door and"
@@ -84,15 +84,8 @@ def a_refused_value_fails_only_its_model():
 
 with tempfile.TemporaryDirectory() as folder:
     server = Server(BIN, None, ["--models-preset", preset_file(folder)])
-    try:
-        server.wait_ready()
-        run_tests([
-            ("each model has its section's scatter settings", each_model_has_its_sections_settings),
-            ("request fields override a section", request_fields_override_the_section),
-            ("a refused value fails only its model, naming the flag", a_refused_value_fails_only_its_model),
-        ])
-    except Failure as e:
-        print(f"FAIL router start: {e}")
-        raise SystemExit(1)
-    finally:
-        server.stop()
+    run_with_server(server, [
+        ("each model has its section's scatter settings", each_model_has_its_sections_settings),
+        ("request fields override a section", request_fields_override_the_section),
+        ("a refused value fails only its model, naming the flag", a_refused_value_fails_only_its_model),
+    ])

@@ -5,7 +5,7 @@ stopped at the end whatever happens."""
 import json
 import re
 
-from tools import DEFAULT_FIELDS, FIELDS, PRESET_FIELDS, RANGES, Failure, Server, args, check, run_tests
+from tools import DEFAULT_FIELDS, FIELDS, PRESET_FIELDS, RANGES, Server, args, check, run_with_server
 
 BIN, MODEL = args()
 # Server-wide defaults given on the command line; /props must show them.
@@ -215,22 +215,15 @@ def backend_sampling_is_reported():
     check(a != plain, "scatter on the backend did not change the text")
 
 
-try:
-    server.wait_ready()
-    run_tests([
-        ("/props shows the scatter defaults and the chain", props_show_the_defaults),
-        ("request fields reach the sampler and the response", fields_reach_the_sampler_and_the_response),
-        ("same seed same text, other seed other text", reproducible_per_seed),
-        ("samplers field accepts scatter", samplers_field_accepts_scatter),
-        ("OpenAI-compatible endpoints take the fields", openai_endpoints_take_the_fields),
-        ("bad fields get a 400 naming the field", bad_fields_get_400_naming_the_field),
-        ("hostile values get a 400 with the value as sent", hostile_values_get_400_with_the_value_as_sent),
-        ("preset names are shown safely in errors", preset_names_are_shown_safely),
-        ("sampler lists without scatter get it", sampler_lists_without_scatter_get_it),
-        ("backend sampling is reported", backend_sampling_is_reported),
-    ])
-except Failure as e:
-    print(f"FAIL server start: {e}")
-    raise SystemExit(1)
-finally:
-    server.stop()
+run_with_server(server, [
+    ("/props shows the scatter defaults and the chain", props_show_the_defaults),
+    ("request fields reach the sampler and the response", fields_reach_the_sampler_and_the_response),
+    ("same seed same text, other seed other text", reproducible_per_seed),
+    ("samplers field accepts scatter", samplers_field_accepts_scatter),
+    ("OpenAI-compatible endpoints take the fields", openai_endpoints_take_the_fields),
+    ("bad fields get a 400 naming the field", bad_fields_get_400_naming_the_field),
+    ("hostile values get a 400 with the value as sent", hostile_values_get_400_with_the_value_as_sent),
+    ("preset names are shown safely in errors", preset_names_are_shown_safely),
+    ("sampler lists without scatter get it", sampler_lists_without_scatter_get_it),
+    ("backend sampling is reported", backend_sampling_is_reported),
+])

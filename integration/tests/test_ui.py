@@ -60,9 +60,14 @@ class Page:
         self.page.get_by_role("option", name=option, exact=True).click()
 
     def options(self, label):
+        """The choices of a select, read from its open list, which is closed again (and gone: the
+        next list opened is then the only one)."""
         self.field(label).locator("[data-slot=select-trigger]").click()
-        names = [o.inner_text().strip() for o in self.page.get_by_role("option").all()]
+        listbox = self.page.get_by_role("listbox")
+        listbox.wait_for()
+        names = [name.strip() for name in listbox.get_by_role("option").all_inner_texts()]
         self.page.keyboard.press("Escape")
+        listbox.wait_for(state="hidden")
         return names
 
     def save(self):
@@ -107,10 +112,12 @@ def check_settings(what, settings, expected):
 
 def the_settings_show_scatter(page):
     page.open_settings("Sampling")
-    check(page.options("Scatter preset") == ["None", *PRESETS], f"preset choices: {page.options('Scatter preset')}")
+    presets = page.options("Scatter preset")
+    check(presets == ["None", *PRESETS], f"preset choices: {presets}")
     for name in FIELDS:
         if name == "adaptive":
-            check(page.options("Scatter adaptive") == ["Server's value", "On", "Off"], "adaptive's choices")
+            choices = page.options("Scatter adaptive")
+            check(choices == ["Server's value", "On", "Off"], f"adaptive's choices: {choices}")
             continue
         placeholder = page.page.locator(f"#scatter_{name}").get_attribute("placeholder")
         default = SERVER_RADIUS if name == "radius" else DEFAULT_FIELDS["scatter_" + name]

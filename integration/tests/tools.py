@@ -176,3 +176,16 @@ def run_tests(tests):
             print(f"FAIL {name}: {e}", flush=True)
     print(f"{len(tests) - failed} passed, {failed} failed")
     sys.exit(1 if failed else 0)
+
+
+def run_with_server(server, tests):
+    """Waits until `server` is ready, runs `tests` (as run_tests does), and stops the server
+    whatever happens."""
+    try:
+        server.wait_ready()
+        run_tests(tests)
+    except Failure as e:
+        print(f"FAIL server start: {e}")
+        raise SystemExit(1)
+    finally:
+        server.stop()
