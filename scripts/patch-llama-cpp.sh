@@ -152,8 +152,10 @@ case ${1:-} in
             tar -C "$dest" -xf -
         }
         # A copy this script made with the same hooks and files (its stamp says so) is copied as
-        # it is, without git: the GPU bundle's tree, patched where git is, built where it may not be.
-        if [ -f "$source/.llama-scatter-patched" ] && [ "$(cut -d' ' -f1 "$source/.llama-scatter-patched")" = "$ours" ]; then
+        # it is, without git: the GPU bundle's tree, patched where git is, built where it may not
+        # be, and pruned (the web UI's sources are left out, so the hooks cannot be checked there).
+        # The hash is the stamp's first word; a revision from .llama-scatter-source adds a line.
+        if [ -f "$source/.llama-scatter-patched" ] && [ "$(head -n 1 "$source/.llama-scatter-patched" | cut -d' ' -f1)" = "$ours" ]; then
           copy_tree
           echo "$want" > "$stamp"
           echo "copied $source, patched with these hooks already"
