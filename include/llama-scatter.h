@@ -47,43 +47,47 @@
 // documented clamps, and a combination with no effect gives the do-nothing
 // `?scatter` sampler. Defaults in brackets.
 typedef struct llama_scatter_params {
-  // [64] Size of the medium: how many of the best finite candidates take
-  // part. `<= 1` disables.
+  // [64] Size of the medium, the top-K candidates that take part; <= 1
+  // disables. Only finite candidates count.
   int32_t k;
-  // [0.0] Blend between the direct (0) and the rank-smoothed (1)
-  // distribution, clamped to [0, 1]. 0 disables, unless adaptive or
-  // absorption is on.
+  // [0.0] Blend of the direct (0) and the rank-smoothed (1) distribution,
+  // 0 disables. Clamped to [0, 1]; adaptive mode or absorption scatters
+  // even at 0.
   float strength;
-  // [2.5] Gaussian radius in ranks, capped at 16. `<= 0` disables.
+  // [2.5] Gaussian radius in ranks, larger moves mass across more ranks;
+  // 0 disables. Capped at 16; a negative or NaN radius disables too.
   float radius;
-  // [1] Diffusion passes, capped at 8; n passes act like one pass of
-  // radius·√n. `<= 0` disables.
+  // [1] Diffusion passes, n passes ~ one pass of radius*sqrt(n); 0
+  // disables. Capped at 8; a negative count disables too.
   int32_t steps;
-  // [false] The strength follows the medium's normalised entropy H along
-  // the line through (0, `strength_max`), (`entropy_target`, `strength`),
-  // (1, `strength_min`), clamped to [`strength_min`, `strength_max`]. A
-  // confident model is scattered more: risky for code, math and names.
+  // [false] Strength follows the entropy of the medium: its normalised
+  // entropy H picks the strength on the line through (0, `strength_max`),
+  // (`entropy_target`, `strength`), (1, `strength_min`), clamped to
+  // [`strength_min`, `strength_max`]. A confident model is scattered
+  // more: risky for code, math and names.
   bool adaptive;
-  // [0.02] Lower clamp of the adaptive strength, in [0, 1]; NaN takes the
+  // [0.02] Lower clamp of the adaptive strength. In [0, 1]; NaN takes the
   // default; swapped with `strength_max` if larger.
   float strength_min;
-  // [0.30] Upper clamp of the adaptive strength, in [0, 1]; NaN takes the
+  // [0.30] Upper clamp of the adaptive strength. In [0, 1]; NaN takes the
   // default.
   float strength_max;
-  // [0.55] Normalised entropy at which adaptive mode uses `strength`, in
-  // [0, 1]; NaN takes the default.
+  // [0.55] Normalised entropy at which adaptive mode uses the strength.
+  // In [0, 1]; NaN takes the default.
   float entropy_target;
-  // [0.0] Repeated-token damping: `p_i *= exp(-absorption * c_i)`, c_i =
-  // occurrences of the token among the last `absorption_last_n` accepted
-  // tokens. Negative counts as 0, capped at 1000. Keep it low (0.06).
+  // [0.0] Repeated-token damping p*exp(-absorption*count), keep it low;
+  // 0 disables. `count` is the token's occurrences among the last
+  // `absorption_last_n` accepted tokens. Negative counts as 0, capped at
+  // 1000; the adaptive-absorb preset uses 0.06.
   float absorption;
-  // [64] History window of absorption, in accepted tokens; `<= 0` turns
-  // absorption off; at most 65,536 tokens are kept.
+  // [64] History window of absorption in tokens; 0 disables. A negative
+  // window disables too; at most 65,536 tokens are kept.
   int32_t absorption_last_n;
-  // [1.0] Probability per apply that scattering happens, clamped to
-  // (0, 1]; `<= 0` disables. When the gate does not fire, the candidates
-  // are left bit-for-bit untouched. Below 1 a number is drawn from the
-  // sampler's own RNG on every apply.
+  // [1.0] Probability per token that scattering happens, mean free path ~
+  // 1/collision tokens; 0 disables. Clamped to (0, 1]; negative or NaN
+  // disables too. When the gate does not fire, the candidates are left
+  // bit-for-bit untouched. Below 1 a number is drawn from the sampler's
+  // own RNG on every apply.
   float collision;
   // [LLAMA_DEFAULT_SEED] Seed of that RNG; LLAMA_DEFAULT_SEED picks a
   // random seed (again at every reset).
@@ -136,14 +140,15 @@ struct llama_sampler *llama_sampler_init_scatter_params(const struct llama_scatt
 // back, truncating the array to the medium. The ranking never changes and
 // no token outside the medium gains mass.
 //
-// Parameters (SPEC defaults in brackets): `k` [64] medium size;
-// `strength` [0.0] blend, clamped to [0, 1]; `radius` [2.5] in ranks,
-// capped at 16; `steps` [1] diffusion passes, capped at 8.
+// The arguments are the fields of `struct llama_scatter_params` of the
+// same names (see there for their defaults and clamps): `k` medium size,
+// `strength` blend, `radius` in ranks, `steps` diffusion passes; every other
+// field keeps its default.
 //
 // Returns a noop sampler named `?scatter` when `strength <= 0`, `k <= 1`,
 // `radius <= 0` or `steps <= 0` (NaN counts as "not > 0"). Otherwise the
-// name is `scatter`. Same as `llama_sampler_init_scatter_ext(k, strength,
-// radius, steps, false, 0.02, 0.30, 0.55, 0.0, 64, 1.0, LLAMA_DEFAULT_SEED)`.
+// name is `scatter`. Same as `llama_sampler_init_scatter_params` with these
+// four fields set over `llama_scatter_default_params()`.
 //
 // The result is an ordinary `struct llama_sampler *`: use it with
 // `llama_sampler_apply/accept/reset/clone/free`, or hand it to

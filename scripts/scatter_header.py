@@ -1,17 +1,18 @@
-"""The parameters of include/llama-scatter.h as Python reads them: the fields of
-`struct llama_scatter_params` and the range each one accepts.
+"""The parameters of the library as Python reads them: the fields of `struct llama_scatter_params`
+from include/llama-scatter.h, and the range each one accepts from the tools' table of fields,
+integration/llama.cpp/files/common/scatter-fields.def (made from scatter-core's table,
+scatter-core/src/fields.rs).
 
 One reader for every Python consumer (the wheel's build writes its result into the package;
-the tools' tests import it), so a new field or cap reaches them from the header alone.
+the tools' tests import it), so a new field or cap reaches them from those two files alone."""
 
-The ranges are those of the llama.cpp tools' --scatter-* flags and llama-server's scatter_*
-fields: from 0 to LLAMA_SCATTER_MAX_<FIELD> where the header defines that cap, else to 1 for a
-float (the fractions of SPEC section 3) and to the type's largest value for an integer."""
-
+import os
 import re
 
-TYPE_MAX = {"int32_t": 2**31 - 1, "uint32_t": 2**32 - 1, "float": 1.0}
 CTYPES = {"int32_t": "c_int32", "uint32_t": "c_uint32", "float": "c_float", "bool": "c_bool"}
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+HEADER = os.path.join(ROOT, "include", "llama-scatter.h")
+FIELDS_DEF = os.path.join(ROOT, "integration", "llama.cpp", "files", "common", "scatter-fields.def")
 
 
 def params_fields(header):
@@ -26,16 +27,13 @@ def params_ctypes(header):
     return [(name, CTYPES[ctype]) for name, ctype in params_fields(header)]
 
 
-def params_ranges(header):
-    """{name: (lo, hi)} of every number field; a bool field has none."""
-    caps = {name.lower(): value for name, value in
-            re.findall(r"^#define LLAMA_SCATTER_MAX_(\w+) ([\d.]+)$", header, re.M)}
+def params_ranges(fields_def):
+    """{name: (lo, hi)} of every number field of the tools' table; a flag has none."""
     ranges = {}
-    for name, ctype in params_fields(header):
-        if ctype == "bool":
-            continue
-        number = float if ctype == "float" else int
-        ranges[name] = (number(0), number(caps[name]) if name in caps else TYPE_MAX[ctype])
+    for name, kind, lo, hi in re.findall(r"^SCATTER_FIELD\((\w+), (\w+), ([\d.]+), ([\d.]+),", fields_def, re.M):
+        if kind != "FLAG":
+            number = int if kind == "INT" else float
+            ranges[name] = (number(lo), number(hi))
     return ranges
 
 

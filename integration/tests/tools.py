@@ -20,11 +20,11 @@ import urllib.request
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "scripts"))
 import scatter_header  # noqa: E402
 
-# The header's parameters: these tests hold no copy of their layout, names or ranges.
-HEADER = scatter_header.read(os.path.join(os.path.dirname(__file__), "..", "..", "include", "llama-scatter.h"))
-# The fields the tools expose (the seed is the tools' own --seed), with their ranges; a bool has none.
+# The header's parameters and the tools' ranges: these tests hold no copy of their layout, names or ranges.
+HEADER = scatter_header.read(scatter_header.HEADER)
+# The fields the tools expose (the seed is the tools' own --seed), with their ranges; a flag has none.
 FIELDS = [name for name, _ in scatter_header.params_fields(HEADER) if name != "seed"]
-RANGES = scatter_header.params_ranges(HEADER)
+RANGES = scatter_header.params_ranges(scatter_header.read(scatter_header.FIELDS_DEF))
 
 
 class ScatterParams(ctypes.Structure):

@@ -37,8 +37,8 @@ __version__: str = lib.llama_scatter_version().decode()
 DEFAULT_SEED = 0xFFFFFFFF
 
 #: The accepted range of each number parameter: those of the llama.cpp tools' ``--scatter-*`` flags and
-#: of llama-server's ``scatter_*`` fields, read from the header when the wheel was built (its caps
-#: ``LLAMA_SCATTER_MAX_*``; see scripts/scatter_header.py).
+#: of llama-server's ``scatter_*`` fields, taken from the library's table of parameters when the wheel
+#: was built (scripts/scatter_header.py).
 RANGES: Dict[str, tuple] = dict(PARAMS_RANGES)
 
 

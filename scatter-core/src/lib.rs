@@ -39,6 +39,7 @@ mod candidate;
 #[cfg(feature = "check-reference")]
 mod check;
 mod expln;
+pub mod fields;
 mod gate;
 mod history;
 mod kernel;

@@ -37,43 +37,47 @@ pub const HISTORY_CAPACITY: usize = 65_536;
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Params {
-    /// [64] Size of the medium: how many of the best finite candidates take
-    /// part. `<= 1` disables.
+    /// [64] Size of the medium, the top-K candidates that take part; <= 1
+    /// disables. Only finite candidates count.
     pub k: i32,
-    /// [0.0] Blend between the direct (0) and the rank-smoothed (1)
-    /// distribution, clamped to [0, 1]. 0 disables, unless adaptive or
-    /// absorption is on.
+    /// [0.0] Blend of the direct (0) and the rank-smoothed (1) distribution,
+    /// 0 disables. Clamped to [0, 1]; adaptive mode or absorption scatters
+    /// even at 0.
     pub strength: f32,
-    /// [2.5] Gaussian radius in ranks, capped at 16. `<= 0` disables.
+    /// [2.5] Gaussian radius in ranks, larger moves mass across more ranks;
+    /// 0 disables. Capped at 16; a negative or NaN radius disables too.
     pub radius: f32,
-    /// [1] Diffusion passes, capped at 8; n passes act like one pass of
-    /// radius·√n. `<= 0` disables.
+    /// [1] Diffusion passes, n passes ~ one pass of radius*sqrt(n); 0
+    /// disables. Capped at 8; a negative count disables too.
     pub steps: i32,
-    /// [false] The strength follows the medium's normalised entropy H along
-    /// the line through (0, `strength_max`), (`entropy_target`, `strength`),
-    /// (1, `strength_min`), clamped to [`strength_min`, `strength_max`]. A
-    /// confident model is scattered more: risky for code, math and names.
+    /// [false] Strength follows the entropy of the medium: its normalised
+    /// entropy H picks the strength on the line through (0, `strength_max`),
+    /// (`entropy_target`, `strength`), (1, `strength_min`), clamped to
+    /// [`strength_min`, `strength_max`]. A confident model is scattered
+    /// more: risky for code, math and names.
     pub adaptive: bool,
-    /// [0.02] Lower clamp of the adaptive strength, in [0, 1]; NaN takes the
+    /// [0.02] Lower clamp of the adaptive strength. In [0, 1]; NaN takes the
     /// default; swapped with `strength_max` if larger.
     pub strength_min: f32,
-    /// [0.30] Upper clamp of the adaptive strength, in [0, 1]; NaN takes the
+    /// [0.30] Upper clamp of the adaptive strength. In [0, 1]; NaN takes the
     /// default.
     pub strength_max: f32,
-    /// [0.55] Normalised entropy at which adaptive mode uses `strength`, in
-    /// [0, 1]; NaN takes the default.
+    /// [0.55] Normalised entropy at which adaptive mode uses the strength.
+    /// In [0, 1]; NaN takes the default.
     pub entropy_target: f32,
-    /// [0.0] Repeated-token damping: `p_i *= exp(-absorption * c_i)`, c_i =
-    /// occurrences of the token among the last `absorption_last_n` accepted
-    /// tokens. Negative counts as 0, capped at 1000. Keep it low (0.06).
+    /// [0.0] Repeated-token damping p*exp(-absorption*count), keep it low;
+    /// 0 disables. `count` is the token's occurrences among the last
+    /// `absorption_last_n` accepted tokens. Negative counts as 0, capped at
+    /// 1000; the adaptive-absorb preset uses 0.06.
     pub absorption: f32,
-    /// [64] History window of absorption, in accepted tokens; `<= 0` turns
-    /// absorption off; at most 65,536 tokens are kept.
+    /// [64] History window of absorption in tokens; 0 disables. A negative
+    /// window disables too; at most 65,536 tokens are kept.
     pub absorption_last_n: i32,
-    /// [1.0] Probability per apply that scattering happens, clamped to
-    /// (0, 1]; `<= 0` disables. When the gate does not fire, the candidates
-    /// are left bit-for-bit untouched. Below 1 a number is drawn from the
-    /// sampler's own RNG on every apply.
+    /// [1.0] Probability per token that scattering happens, mean free path ~
+    /// 1/collision tokens; 0 disables. Clamped to (0, 1]; negative or NaN
+    /// disables too. When the gate does not fire, the candidates are left
+    /// bit-for-bit untouched. Below 1 a number is drawn from the sampler's
+    /// own RNG on every apply.
     pub collision: f32,
     /// [LLAMA_DEFAULT_SEED] Seed of that RNG; LLAMA_DEFAULT_SEED picks a
     /// random seed (again at every reset).

@@ -153,14 +153,15 @@ pub extern "C" fn llama_sampler_init_scatter_params(params: *const Params) -> *m
 /// back, truncating the array to the medium. The ranking never changes and
 /// no token outside the medium gains mass.
 ///
-/// Parameters (SPEC defaults in brackets): `k` [64] medium size;
-/// `strength` [0.0] blend, clamped to [0, 1]; `radius` [2.5] in ranks,
-/// capped at 16; `steps` [1] diffusion passes, capped at 8.
+/// The arguments are the fields of `struct llama_scatter_params` of the
+/// same names (see there for their defaults and clamps): `k` medium size,
+/// `strength` blend, `radius` in ranks, `steps` diffusion passes; every other
+/// field keeps its default.
 ///
 /// Returns a noop sampler named `?scatter` when `strength <= 0`, `k <= 1`,
 /// `radius <= 0` or `steps <= 0` (NaN counts as "not > 0"). Otherwise the
-/// name is `scatter`. Same as `llama_sampler_init_scatter_ext(k, strength,
-/// radius, steps, false, 0.02, 0.30, 0.55, 0.0, 64, 1.0, LLAMA_DEFAULT_SEED)`.
+/// name is `scatter`. Same as `llama_sampler_init_scatter_params` with these
+/// four fields set over `llama_scatter_default_params()`.
 ///
 /// The result is an ordinary `struct llama_sampler *`: use it with
 /// `llama_sampler_apply/accept/reset/clone/free`, or hand it to

@@ -36,11 +36,10 @@ struct common_scatter_sampling {
 
 // One scatter parameter as the tools and llama-server expose it. This table is the only list of
 // them: the flag --scatter-<name> ('_' as '-'), its environment variable LLAMA_ARG_SCATTER_<NAME>,
-// the request field scatter_<name>, its echo in responses and /props, and its part of the
-// "sampler params" line are all made from it. Exactly one of the member pointers is set. A number
-// outside [lo, hi] is refused with the range (the library would clamp it); the upper bounds are
-// the header's LLAMA_SCATTER_MAX_* caps, 1 for a fraction, or the type's largest value. The seed
-// is not here: the tools' --seed and the server's seed field seed scatter.
+// the request field scatter_<name>, its echo in responses and /props, its part of the "sampler
+// params" line and its entry in the web UI are all made from it. Exactly one of the member
+// pointers is set. A number outside [lo, hi] is refused with the range (the library would clamp
+// it). The seed is not here: the tools' --seed and the server's seed field seed scatter.
 struct common_scatter_field {
     const char * name; // "scatter_k": the server field
     int32_t llama_scatter_params::* i32;
@@ -51,30 +50,20 @@ struct common_scatter_field {
     const char * help;
 };
 
+// The rows, help and ranges included, come from the library's own table of parameters
+// (scatter-core/src/fields.rs): `cargo test --test header` writes them into scatter-fields.def
+// and fails when the committed file differs.
+#define SCATTER_MEMBER_INT(name)   &llama_scatter_params::name, nullptr, nullptr
+#define SCATTER_MEMBER_FLOAT(name) nullptr, &llama_scatter_params::name, nullptr
+#define SCATTER_MEMBER_FLAG(name)  nullptr, nullptr, &llama_scatter_params::name
+#define SCATTER_FIELD(name, kind, lo, hi, help) {"scatter_" #name, SCATTER_MEMBER_##kind(name), lo, hi, help},
 inline constexpr common_scatter_field common_scatter_fields[] = {
-    {"scatter_k", &llama_scatter_params::k, nullptr, nullptr, 0, INT32_MAX,
-     "size of the medium, the top-K candidates that take part; <= 1 disables"},
-    {"scatter_strength", nullptr, &llama_scatter_params::strength, nullptr, 0, 1,
-     "blend of the direct (0) and the rank-smoothed (1) distribution, 0 disables"},
-    {"scatter_radius", nullptr, &llama_scatter_params::radius, nullptr, 0, LLAMA_SCATTER_MAX_RADIUS,
-     "Gaussian radius in ranks, larger moves mass across more ranks; 0 disables"},
-    {"scatter_steps", &llama_scatter_params::steps, nullptr, nullptr, 0, LLAMA_SCATTER_MAX_STEPS,
-     "diffusion passes, n passes ~ one pass of radius*sqrt(n); 0 disables"},
-    {"scatter_adaptive", nullptr, nullptr, &llama_scatter_params::adaptive, 0, 1,
-     "strength follows the entropy of the medium"},
-    {"scatter_strength_min", nullptr, &llama_scatter_params::strength_min, nullptr, 0, 1,
-     "lower clamp of the adaptive strength"},
-    {"scatter_strength_max", nullptr, &llama_scatter_params::strength_max, nullptr, 0, 1,
-     "upper clamp of the adaptive strength"},
-    {"scatter_entropy_target", nullptr, &llama_scatter_params::entropy_target, nullptr, 0, 1,
-     "normalised entropy at which adaptive mode uses the strength"},
-    {"scatter_absorption", nullptr, &llama_scatter_params::absorption, nullptr, 0, LLAMA_SCATTER_MAX_ABSORPTION,
-     "repeated-token damping p*exp(-absorption*count), keep it low; 0 disables"},
-    {"scatter_absorption_last_n", &llama_scatter_params::absorption_last_n, nullptr, nullptr, 0, LLAMA_SCATTER_MAX_ABSORPTION_LAST_N,
-     "history window of absorption in tokens; 0 disables"},
-    {"scatter_collision", nullptr, &llama_scatter_params::collision, nullptr, 0, 1,
-     "probability per token that scattering happens, mean free path ~ 1/collision tokens; 0 disables"},
+#include "scatter-fields.def"
 };
+#undef SCATTER_FIELD
+#undef SCATTER_MEMBER_FLAG
+#undef SCATTER_MEMBER_FLOAT
+#undef SCATTER_MEMBER_INT
 
 // Adds --scatter-preset and one flag per row of common_scatter_fields through
 // common_params_parser_init's add_opt. The preset comes first, so that its environment variable is
