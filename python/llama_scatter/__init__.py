@@ -38,8 +38,9 @@ DEFAULT_SEED = 0xFFFFFFFF
 
 #: The accepted range of each number parameter: those of the llama.cpp tools' ``--scatter-*`` flags and
 #: of llama-server's ``scatter_*`` fields, taken from the library's table of parameters when the wheel
-#: was built (scripts/scatter_header.py).
-RANGES: Dict[str, tuple] = dict(PARAMS_RANGES)
+#: was built (scripts/scatter_header.py); and the seed's, any ``uint32_t`` (the tools take it from ``--seed``,
+#: so their table leaves it out).
+RANGES: Dict[str, tuple] = {**PARAMS_RANGES, "seed": (0, DEFAULT_SEED)}
 
 
 def preset_names() -> List[str]:
