@@ -17,12 +17,15 @@ if(TARGET llama)
 endif()
 
 # Which llama.cpp: a tree of scripts/llama-cpp-trees.tsv, fetched from the source distribution of
-# the registry package that carries it and checked against its sha256 (0.3.36, the vendor/llama.cpp
-# of llama-cpp-python 0.3.36, llama.cpp 0c1e570, is the pinned one; README "Compatibility" lists
-# the others), a PACKAGE==VERSION not listed there, or your own checkout (LLAMA_CPP_SOURCE_DIR).
-set(LLAMA_SCATTER_LLAMA_CPP "0.3.36" CACHE STRING
+# the registry package that carries it and checked against its sha256 (README "Compatibility"),
+# a PACKAGE==VERSION not listed there, or your own checkout (LLAMA_CPP_SOURCE_DIR). The pinned tree,
+# the default, is the table's first row: its name and its llama.cpp revision are read from there.
+file(STRINGS "${PROJECT_SOURCE_DIR}/scripts/llama-cpp-trees.tsv" _pinned_row REGEX "^[^#]" LIMIT_COUNT 1)
+string(REPLACE "\t" ";" _pinned_row "${_pinned_row}")
+list(GET _pinned_row 0 LLAMA_SCATTER_PINNED_TREE)
+list(GET _pinned_row 4 _pinned_revision)
+set(LLAMA_SCATTER_LLAMA_CPP "${LLAMA_SCATTER_PINNED_TREE}" CACHE STRING
     "llama.cpp tree used when LLAMA_CPP_SOURCE_DIR is not given: a name of scripts/llama-cpp-trees.tsv or a PACKAGE==VERSION (fetched), or an absolute path")
-set(LLAMA_SCATTER_PINNED_TREE "0.3.36")
 if(IS_ABSOLUTE "${LLAMA_SCATTER_LLAMA_CPP}")
     # A path: your own tree. The matrix presets name their build folder after
     # LLAMA_SCATTER_MATRIX, which a path would turn into nested folders.
@@ -150,7 +153,6 @@ endif()
 set(LLAMA_BUILD_APP      OFF CACHE BOOL "" FORCE)
 set(LLAMA_OPENSSL        OFF CACHE BOOL "" FORCE)
 set(LLAMA_CURL           OFF CACHE BOOL "" FORCE)
-set(GGML_BACKEND_DL      OFF CACHE BOOL "" FORCE)
 
 # llama.cpp takes its build info (`llama-cli --version`) from git in its
 # source directory. The pinned tree has no .git and the patched copy sits in
@@ -172,8 +174,8 @@ if(NOT DEFINED LLAMA_BUILD_COMMIT)
         endif()
     endif()
     # The pinned tree, fetched or a checkout of it: what the Python package needs
-    # (llama-cpp-python 0.3.36 binds that libllama).
-    if(_llama_commit MATCHES "^0c1e570")
+    # (the llama-cpp-python that carries it binds that libllama).
+    if(_llama_commit MATCHES "^${_pinned_revision}")
         set(LLAMA_SCATTER_TREE_IS_PINNED ON)
     endif()
     if(LLAMA_SCATTER_TOOLS_BUILT)
@@ -235,17 +237,84 @@ endif()
 # still works.
 set(CMAKE_INSTALL_RPATH "$ORIGIN;$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
 
-# AMX kernels are llama.cpp's choice (GGML_NATIVE's -march=native turns
-# them on wherever the CPU flags advertise AMX). The presets that run the
-# tests turn them off: on the virtual machines this project is tested on
-# (Intel Xeon under Firecracker) the first AMX instruction dies with SIGILL
-# in ggml's q8_0 matrix product, whatever the model. The sampler is
-# unaffected either way; without AMX llama.cpp uses its AVX-512 kernels.
-option(LLAMA_SCATTER_AMX "Let llama.cpp's native build use AMX kernels where the CPU advertises them (OFF: -mno-amx-*, for machines that advertise AMX but cannot run it)" ON)
-include(CheckCCompilerFlag)
-check_c_compiler_flag(-mno-amx-int8 LLAMA_SCATTER_CAN_DISABLE_AMX)
-if(NOT LLAMA_SCATTER_AMX AND LLAMA_SCATTER_CAN_DISABLE_AMX)
+# AMX: a native build (GGML_NATIVE, llama.cpp's default) compiles ggml's AMX kernels wherever the CPU
+# flags advertise AMX, and they do not always run there: built by GCC 12 (Debian 12's), their tile
+# configuration is lost and the first matrix product dies (SIGILL or SIGSEGV); a machine whose
+# hypervisor does not pass AMX through dies the same way. AUTO, the default of every preset, asks:
+# cmake/amx-probe.cpp does what ggml's AMX kernels do first, compiled as ggml compiles them and run in
+# a child process that is allowed to die, and AMX is kept only where it ran. ON and OFF force it.
+set(LLAMA_SCATTER_AMX AUTO CACHE STRING
+    "llama.cpp's AMX kernels in a native build: AUTO (where cmake/amx-probe.cpp, built by this compiler, runs on this machine), ON (wherever the CPU advertises AMX), OFF (-mno-amx-*)")
+set_property(CACHE LLAMA_SCATTER_AMX PROPERTY STRINGS AUTO ON OFF)
+if(NOT LLAMA_SCATTER_AMX MATCHES "^(AUTO|ON|OFF)$")
+    message(FATAL_ERROR "LLAMA_SCATTER_AMX is AUTO, ON or OFF, not '${LLAMA_SCATTER_AMX}'")
+endif()
+if(LLAMA_SCATTER_AMX STREQUAL "AUTO")
+    try_run(_amx_ran _amx_compiled SOURCES "${PROJECT_SOURCE_DIR}/cmake/amx-probe.cpp" NO_CACHE
+        COMPILE_DEFINITIONS -O3 -march=native
+        RUN_OUTPUT_VARIABLE _amx_report)
+    string(STRIP "${_amx_report}" _amx_report)
+    string(REPLACE "\n" "; " _amx_report "${_amx_report}")
+    if(NOT _amx_compiled)
+        set(LLAMA_SCATTER_AMX_USED OFF)
+        set(_amx_why "cmake/amx-probe.cpp does not compile with -march=native: this CPU does not advertise AMX")
+    elseif(_amx_ran STREQUAL "0")
+        set(LLAMA_SCATTER_AMX_USED ON)
+        set(_amx_why "cmake/amx-probe.cpp: ${_amx_report}")
+    else()
+        set(LLAMA_SCATTER_AMX_USED OFF)
+        set(_amx_why "cmake/amx-probe.cpp, built by ${CMAKE_CXX_COMPILER_ID} ${CMAKE_CXX_COMPILER_VERSION}, failed: ${_amx_report}; exit: ${_amx_ran}")
+    endif()
+else()
+    set(LLAMA_SCATTER_AMX_USED ${LLAMA_SCATTER_AMX})
+    set(_amx_why "LLAMA_SCATTER_AMX=${LLAMA_SCATTER_AMX}")
+endif()
+if(LLAMA_SCATTER_AMX_USED)
+    message(STATUS "AMX: llama.cpp's choice (${_amx_why})")
+else()
+    message(STATUS "AMX: off, llama.cpp built with -mno-amx-* (${_amx_why})")
     add_compile_options(-mno-amx-tile -mno-amx-int8 -mno-amx-bf16)
+endif()
+
+# The portable release (README "Get it", DESIGN.md "The release"): llama.cpp's CPU backend as
+# loadable variants, of which ggml loads the best the CPU advertises when a tool starts
+# (GGML_BACKEND_DL and GGML_CPU_ALL_VARIANTS, as llama.cpp's own release archives). Of ggml's list
+# the release builds the five in LLAMA_SCATTER_CPU_VARIANTS: about 40 s of a 2-core machine each,
+# and the others add little to these on any CPU; never the AMX one (sapphirerapids), which ggml
+# chooses from the CPUID flags alone. The list is cut in the patched copy of the tree, never in the
+# tree itself. Programs must load the backends (ggml_backend_load_all), as llama.cpp's tools do, so
+# the release registers its own tests only (cmake/Release.cmake).
+option(LLAMA_SCATTER_RELEASE "Build the portable release: llama.cpp's CPU backend variants chosen at run time, the archive and the Debian package (cpack), their tests" OFF)
+set(LLAMA_SCATTER_CPU_VARIANTS x64 haswell skylakex icelake alderlake)
+if(LLAMA_SCATTER_RELEASE)
+    if(NOT LLAMA_SCATTER_TOOLS_BUILT)
+        message(FATAL_ERROR "The release is built from the patched tree: LLAMA_SCATTER_LLAMA_TOOLS=ON and a tree the hooks fit")
+    endif()
+    set(GGML_NATIVE           OFF CACHE BOOL "" FORCE)
+    set(LLAMA_SCATTER_NATIVE  OFF CACHE BOOL "Build the Rust library with -C target-cpu=native" FORCE)
+    set(GGML_BACKEND_DL       ON CACHE BOOL "" FORCE)
+    set(GGML_CPU_ALL_VARIANTS ON CACHE BOOL "" FORCE)
+    set(_ggml_lists "${LLAMA_CPP_PATCHED_DIR}/ggml/src/CMakeLists.txt")
+    file(READ "${_ggml_lists}" _text)
+    string(REGEX MATCHALL "\n[ \t]*ggml_add_cpu_backend_variant\\([a-z0-9_.]+" _calls "${_text}")
+    set(_built "")
+    foreach(_call IN LISTS _calls)
+        string(REGEX REPLACE ".*\\(" "" _variant "${_call}")
+        if(_variant IN_LIST LLAMA_SCATTER_CPU_VARIANTS)
+            list(APPEND _built ${_variant})
+        else()
+            string(REPLACE "${_call}" "\n# not in llama-scatter's release: ggml_add_cpu_backend_variant(${_variant}" _text "${_text}")
+        endif()
+    endforeach()
+    foreach(_variant IN LISTS LLAMA_SCATTER_CPU_VARIANTS)
+        if(NOT _variant IN_LIST _built)
+            message(FATAL_ERROR "${_ggml_lists} has no CPU variant ${_variant} of LLAMA_SCATTER_CPU_VARIANTS")
+        endif()
+    endforeach()
+    file(WRITE "${_ggml_lists}" "${_text}")
+    message(STATUS "The release's CPU variants: ${LLAMA_SCATTER_CPU_VARIANTS}")
+else()
+    set(GGML_BACKEND_DL       OFF CACHE BOOL "" FORCE)
 endif()
 
 # llama.cpp's RPC backend (ggml-rpc): a device reached over TCP, here a

@@ -16,13 +16,13 @@ IFS=: read -ra entries <<<"$PATH"
 for entry in "${entries[@]}"; do
   [ -x "$entry/cargo" ] || [ -x "$entry/rustc" ] || offline_path=${offline_path:+$offline_path:}$entry
 done
-# The llama.cpp options of the test preset (AMX off: the test machines advertise it but cannot run
-# it; RPC on), so that in CI ccache hands back that step's objects: the bundle builds the same tree.
+# The llama.cpp options every preset shares (RPC on; AMX decided by the same probe), so that in CI
+# ccache hands back the test step's objects: the bundle builds the same tree.
 results=$dir/results
 status=0
 OUT=$results unshare -n env PATH="$offline_path" bash -c \
   '! command -v cargo && ! command -v rustc && ! getent hosts pypi.org && exec "$@"' offline \
-  bash "$dir/bundle/run.sh" --backend cpu --work "$dir/work" -- -DLLAMA_SCATTER_AMX=OFF -DLLAMA_SCATTER_RPC=ON ||
+  bash "$dir/bundle/run.sh" --backend cpu --work "$dir/work" -- -DLLAMA_SCATTER_RPC=ON ||
   status=$?
 
 summary=$results/summary.txt

@@ -7,8 +7,8 @@
 #     llama-cpp-sys-2 vendors (BUILD: the matrix step's build of it), each in its own process;
 #  3. cargo publish --dry-run of scatter-core and scatter-llama-cpp (packaged and built from the
 #     packages; nothing is uploaded).
-# llama-cpp-sys-2 builds its own llama.cpp with CMake: ccache is its launcher, and like the
-# presets that run tests it leaves out AMX (CONTRIBUTING.md "Prerequisites and commands": SIGILL on our Intel machines).
+# llama-cpp-sys-2 builds its own llama.cpp with CMake: ccache is its launcher, and AMX is left out
+# where the superbuild's probe (cmake/amx-probe.cpp, built and run here the same way) fails.
 #
 # usage: scripts/check-rust-crate.sh BUILD
 set -euo pipefail
@@ -23,9 +23,11 @@ export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD} CCACHE_NOHASHDIR=1
 # llama-cpp-sys-2 builds llama.cpp natively (GGML_NATIVE) when Rust targets the native CPU, as the
 # superbuild does: the two builds of one tree then compute the same logits.
 export RUSTFLAGS="-C target-cpu=native"
-if echo 'int main(void){return 0;}' | cc -mno-amx-int8 -x c -o /dev/null - 2>/dev/null; then
+probe=$(mktemp)
+if ! { c++ -O3 -march=native -o "$probe" cmake/amx-probe.cpp 2>/dev/null && bash -c '"$0"' "$probe" >/dev/null 2>&1; }; then
   export CFLAGS="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16" CXXFLAGS="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
 fi
+rm -f "$probe"
 # The dev profile, as cargo publish's check builds: that build then finds every dependency built
 # (llama.cpp itself is optimised in both: llama-cpp-sys-2 asks CMake for RelWithDebInfo).
 crate=(--locked -p scatter-llama-cpp)

@@ -17,6 +17,8 @@
 #              taken with; the system's apt sources are left as they are), and Vulkan headers new
 #              enough for the pinned ggml-vulkan (>= 1.3.261; Debian 12 ships 1.3.239) unpacked from
 #              Debian 13's libvulkan-dev into .deps/vulkan-headers, not installed
+#   release    the release's tests (packaging/tests/test_release.py): podman with runc to build and run
+#              packaging/Containerfile, mmdebstrap for its Debian base image (no registry is needed)
 #   all        every group (what .ci/run installs)
 # The Rust toolchain is not installed here: rustup (the README's first commands).
 # Installed packages are skipped, so a second run costs seconds.
@@ -32,12 +34,13 @@ build_packages=(cmake ninja-build build-essential clang libclang-dev pkg-config 
                 python3 python3-pip python3-venv ccache)
 browser_packages=(chromium fonts-liberation)
 hardening_packages=(valgrind)
+release_packages=(podman runc mmdebstrap)
 vulkan_packages=(glslc libvulkan1 libvulkan-dev spirv-headers vulkan-tools)
 cargo_fuzz_version=0.13.2
 
 groups=("$@")
 [ ${#groups[@]} -gt 0 ] || groups=(build)
-[ "${groups[*]}" != all ] || groups=(build browser hardening vulkan)
+[ "${groups[*]}" != all ] || groups=(build browser hardening vulkan release)
 
 updated=false
 apt_install() {
@@ -96,6 +99,7 @@ for group in "${groups[@]}"; do
       fi
       ;;
     vulkan) install_vulkan ;;
-    *) echo "install-prerequisites.sh: unknown group '$group' (build, browser, hardening, vulkan, all)" >&2; exit 2 ;;
+    release) apt_install "${release_packages[@]}" ;;
+    *) echo "install-prerequisites.sh: unknown group '$group' (build, browser, hardening, vulkan, release, all)" >&2; exit 2 ;;
   esac
 done

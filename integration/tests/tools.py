@@ -113,12 +113,13 @@ def free_port():
 class Server:
     """llama-server of BIN_DIR on MODEL at a free port of 127.0.0.1, with `extra` arguments; with
     no MODEL, a router (its models from `extra`: --models-preset), whose model instances inherit
-    the same arguments."""
+    the same arguments. `launcher`, a command that ends in a llama-server, replaces BIN_DIR's
+    (`env -i` before it, or a container's)."""
 
-    def __init__(self, bin_dir, model, extra=(), env=None):
+    def __init__(self, bin_dir, model, extra=(), env=None, launcher=None):
         self.port = free_port()
         self.log = tempfile.TemporaryFile(mode="w+")
-        cmd = [os.path.join(bin_dir, "llama-server"), *(["-m", model] if model else []), *COMMON_ARGS,
+        cmd = [*(launcher or [os.path.join(bin_dir, "llama-server")]), *(["-m", model] if model else []), *COMMON_ARGS,
                "--host", "127.0.0.1", "--port", str(self.port), "--parallel", "1", *extra]
         self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT,
                                      env=dict(os.environ, **(env or {})))

@@ -1,0 +1,67 @@
+# The portable release (LLAMA_SCATTER_RELEASE, the `release` preset; DESIGN.md "The release"):
+# what `cmake --install` puts in a prefix, packed by cpack twice from one build:
+#   llama-scatter-VERSION-bin-linux-x64.tar.gz  a relocatable folder (run paths from $ORIGIN)
+#   llama-scatter_VERSION_amd64.deb              the same folder as /opt/llama-scatter, its three
+#                                                tools linked into /usr/bin
+# and the tests that check both (packaging/tests/test_release.py) and the container image made
+# from the archive (packaging/Containerfile).
+
+# llama.cpp's llama.pc names the configured prefix; the release's, like ours, the folder it is in.
+install(CODE "
+    set(_pc \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/pkgconfig/llama.pc\")
+    file(READ \"\${_pc}\" _text)
+    string(REGEX REPLACE \"(^|\\n)prefix=[^\\n]*\" \"\\\\1prefix=\\\${pcfiledir}/../..\" _text \"\${_text}\")
+    string(REGEX REPLACE \"(^|\\n)exec_prefix=[^\\n]*\" \"\\\\1exec_prefix=\\\${prefix}\" _text \"\${_text}\")
+    string(REGEX REPLACE \"(^|\\n)libdir=[^\\n]*\" \"\\\\1libdir=\\\${prefix}/${CMAKE_INSTALL_LIBDIR}\" _text \"\${_text}\")
+    string(REGEX REPLACE \"(^|\\n)includedir=[^\\n]*\" \"\\\\1includedir=\\\${prefix}/${CMAKE_INSTALL_INCLUDEDIR}\" _text \"\${_text}\")
+    file(WRITE \"\${_pc}\" \"\${_text}\")")
+
+install(FILES "${PROJECT_SOURCE_DIR}/packaging/README.md" "${PROJECT_SOURCE_DIR}/LICENSE" DESTINATION .)
+install(FILES "${_llama_tree}/LICENSE" DESTINATION . RENAME LICENSE.llama.cpp)
+
+set(CPACK_PACKAGE_NAME "llama-scatter")
+set(CPACK_PACKAGE_VERSION "${PROJECT_VERSION}")
+set(CPACK_PACKAGE_VENDOR "llama-scatter")
+set(CPACK_PACKAGE_CONTACT "llama-scatter maintainers <llama-scatter@users.noreply.github.com>")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "llama.cpp's llama-server, llama-cli and llama-completion with the scatter sampler")
+set(CPACK_PACKAGE_FILE_NAME "llama-scatter-${PROJECT_VERSION}-bin-linux-x64")
+set(CPACK_PACKAGE_DIRECTORY "${PROJECT_BINARY_DIR}/packages")
+set(CPACK_STRIP_FILES ON)
+set(CPACK_THREADS 0)
+# The Debian package: its dependencies from dpkg-shlibdeps, its files under /opt/llama-scatter (none
+# collides with Debian's libllama0, libggml0 and llama.cpp-tools), its commands in /usr/bin through
+# update-alternatives, and a declared conflict with llama.cpp-tools, whose /usr/bin/llama-server
+# would otherwise shadow them.
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_PACKAGE_SECTION "science")
+set(CPACK_DEBIAN_PACKAGE_CONFLICTS "llama.cpp-tools")
+set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "https://github.com/ggml-org/llama.cpp")
+set(LLAMA_SCATTER_DEB_PREFIX "/opt/llama-scatter")
+set(LLAMA_SCATTER_DEB_TOOLS llama-server llama-cli llama-completion)
+foreach(_script postinst prerm)
+    configure_file("${PROJECT_SOURCE_DIR}/packaging/debian/${_script}.in" "${PROJECT_BINARY_DIR}/debian/${_script}" @ONLY
+        FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
+endforeach()
+set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA "${PROJECT_BINARY_DIR}/debian/postinst;${PROJECT_BINARY_DIR}/debian/prerm")
+set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
+# The archive is rooted at its own folder, the package at /opt/llama-scatter.
+configure_file("${PROJECT_SOURCE_DIR}/packaging/cpack-generators.cmake.in" "${PROJECT_BINARY_DIR}/cpack-generators.cmake" @ONLY)
+set(CPACK_PROJECT_CONFIG_FILE "${PROJECT_BINARY_DIR}/cpack-generators.cmake")
+set(CPACK_GENERATOR "TGZ;DEB")
+include(CPack)
+
+# The tests of what cpack made (they need `cpack` first: the release workflow runs it before them).
+enable_testing()
+find_package(Python3 3.8 REQUIRED COMPONENTS Interpreter)
+set(_release_test_args "${Python3_EXECUTABLE}" "${PROJECT_SOURCE_DIR}/packaging/tests/test_release.py"
+    "${CPACK_PACKAGE_DIRECTORY}" "${PROJECT_VERSION}")
+add_test(NAME fetch_model COMMAND bash "${PROJECT_SOURCE_DIR}/scripts/fetch-model.sh")
+set_tests_properties(fetch_model PROPERTIES FIXTURES_SETUP model)
+add_test(NAME release_archive COMMAND bash "${PROJECT_SOURCE_DIR}/scripts/with-model.sh" ${_release_test_args} archive)
+add_test(NAME release_deb COMMAND bash "${PROJECT_SOURCE_DIR}/scripts/with-model.sh" ${_release_test_args} deb)
+add_test(NAME release_image COMMAND bash "${PROJECT_SOURCE_DIR}/scripts/with-model.sh" ${_release_test_args} image)
+set_tests_properties(release_archive release_deb release_image PROPERTIES
+    FIXTURES_REQUIRED model RESOURCE_LOCK model_cpu TIMEOUT 900
+    ENVIRONMENT "LLAMA_SCATTER_CPU_VARIANTS=${LLAMA_SCATTER_CPU_VARIANTS}"
+    SKIP_REGULAR_EXPRESSION "^SKIP ")

@@ -1,0 +1,240 @@
+"""The portable release as a user gets it (cmake/Release.cmake, README "Get it"):
+
+  archive  the .tar.gz extracted into a fresh folder, moved, and its llama-server run with a clean
+           environment (env -i): /health, a request with scatter_* fields that its
+           generation_settings show, the web UI's page, the CPU variant ggml loaded here
+  deb      the .deb's control and files (dpkg-deb -I/-c), then unpacked into a scratch root and
+           run the same way
+  image    packaging/Containerfile built with podman from the archive, run with the model mounted:
+           the same checks and its HEALTHCHECK; skipped (SKIP, with the reason) where podman cannot
+           run containers
+
+usage: test_release.py PACKAGES_DIR VERSION archive|deb|image MODEL
+"""
+
+import gzip
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import urllib.request
+
+if len(sys.argv) != 5 or sys.argv[3] not in ("archive", "deb", "image"):
+    sys.exit(f"usage: {sys.argv[0]} PACKAGES_DIR VERSION archive|deb|image MODEL")
+PACKAGES, VERSION, MODE, MODEL = sys.argv[1:]
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+ARCHIVE = os.path.join(PACKAGES, f"llama-scatter-{VERSION}-bin-linux-x64.tar.gz")
+DEB = os.path.join(PACKAGES, f"llama-scatter_{VERSION}_amd64.deb")
+TOOLS = ["llama-server", "llama-cli", "llama-completion"]
+VARIANTS = sorted(os.environ["LLAMA_SCATTER_CPU_VARIANTS"].split(";"))
+DEB_PREFIX = "opt/llama-scatter"
+# Nothing of the build tree may be reached: not CTest's library path either.
+os.environ.pop("LD_LIBRARY_PATH", None)
+WORK = tempfile.mkdtemp(prefix="release-test-")
+
+
+def unpack_archive():
+    """The archive extracted into one folder, then moved: the release's root."""
+    first = os.path.join(WORK, "first")
+    with tarfile.open(ARCHIVE) as tar:
+        tar.extractall(first, filter="tar")
+    (top,) = os.listdir(first)
+    moved = os.path.join(WORK, "moved")
+    shutil.move(os.path.join(first, top), moved)
+    return moved
+
+
+def unpack_deb():
+    root = os.path.join(WORK, "root")
+    subprocess.run(["dpkg-deb", "-x", DEB, root], check=True)
+    return os.path.join(root, DEB_PREFIX)
+
+
+# tools.py reads the presets from the library: the release's own.
+RELEASE = unpack_deb() if MODE == "deb" else unpack_archive()
+os.environ["LLAMA_SCATTER_LIBRARY"] = os.path.join(RELEASE, "lib", f"libllama_scatter.so.{VERSION}")
+sys.path.insert(0, os.path.join(ROOT, "integration", "tests"))
+from tools import PRESET_FIELDS, Failure, Server, check, run_tests  # noqa: E402
+
+REQUEST = {"prompt": "Once upon a time", "n_predict": 8, "seed": 1, "scatter_preset": "creative",
+           "scatter_radius": 3.0}
+
+
+def the_release_holds_what_a_user_needs():
+    for path in [*(f"bin/{tool}" for tool in TOOLS), f"lib/libllama_scatter.so.{VERSION}", "lib/libllama_scatter.a",
+                 "include/llama-scatter.h", "include/llama.h", "lib/cmake/llama_scatter/llama_scatterConfig.cmake",
+                 "lib/pkgconfig/llama-scatter.pc", "lib/pkgconfig/llama.pc", "LICENSE", "LICENSE.llama.cpp",
+                 "README.md"]:
+        check(os.path.exists(os.path.join(RELEASE, path)), f"the release has no {path}")
+    variants = sorted(re.fullmatch(r"libggml-cpu-(.+)\.so", name).group(1)
+                      for name in os.listdir(os.path.join(RELEASE, "bin")) if name.startswith("libggml-cpu-"))
+    print(f"note: CPU variants: {' '.join(variants)}", flush=True)
+    check(variants == VARIANTS, f"the CPU variants are {variants}, not the release's {VARIANTS}")
+    check("x64" in variants, f"no baseline x86-64 variant among {variants}")
+    with open(os.path.join(RELEASE, "lib", "pkgconfig", "llama.pc")) as f:
+        check("prefix=${pcfiledir}/../.." in f.read(), "llama.pc names a fixed prefix")
+
+
+def check_serves(server, page_url, log):
+    """/health, a request with scatter fields, the web UI's page, and the CPU variant loaded."""
+    server.wait_ready()
+    status, body = server.request("/completion", REQUEST)
+    check(status == 200, f"/completion -> {status}: {body}")
+    settings = body["generation_settings"]
+    check(settings["scatter_enabled"], "scatter did not run")
+    expected = dict(PRESET_FIELDS["creative"], scatter_radius=REQUEST["scatter_radius"])
+    for name, value in expected.items():
+        check(abs(settings[name] - value) < 1e-6, f"generation_settings {name} = {settings[name]}, sent {value}")
+    request = urllib.request.Request(page_url, headers={"Accept-Encoding": "gzip"})
+    with urllib.request.urlopen(request, timeout=30) as resp:
+        check(resp.status == 200 and resp.headers.get_content_type() == "text/html",
+              f"/ -> {resp.status} {resp.headers.get_content_type()}")
+        page = resp.read()
+        if resp.headers.get("Content-Encoding") == "gzip":
+            page = gzip.decompress(page)
+    check(b"<html" in page.lower(), "/ is not the web UI's page")
+    loaded = re.findall(r"loaded CPU backend from (\S+)", log())
+    check(loaded, f"no 'loaded CPU backend' line in the server's log:\n{log()[-2000:]}")
+    variant = re.search(r"libggml-cpu-(.+)\.so", loaded[0]).group(1)
+    print(f"note: ggml loaded the CPU variant {variant} on this machine ({loaded[0]})", flush=True)
+    check(variant in VARIANTS, f"ggml loaded {variant}, not one of the release's variants {VARIANTS}")
+    return loaded[0]
+
+
+def served_with_a_clean_environment(release):
+    server = Server(None, MODEL, launcher=["env", "-i", os.path.join(release, "bin", "llama-server")])
+    try:
+        path = check_serves(server, f"http://127.0.0.1:{server.port}/", server.output)
+        check(path.startswith(os.path.join(release, "bin")), f"the CPU backend came from {path}, not the release")
+        for tool in TOOLS:
+            version = subprocess.run(["env", "-i", os.path.join(release, "bin", tool), "--version"],
+                                     capture_output=True, text=True)
+            check(version.returncode == 0 and "+scatter" in version.stdout + version.stderr,
+                  f"{tool} --version: {version.returncode} {version.stderr[-1000:]}")
+    except Failure:
+        print(server.tail())
+        raise
+    finally:
+        server.stop()
+
+
+def the_deb_declares_what_it_needs():
+    info = subprocess.run(["dpkg-deb", "-I", DEB], capture_output=True, text=True, check=True).stdout
+    fields = dict(re.findall(r"^ ([A-Z][\w-]*): (.*)$", info, re.M))
+    check(fields.get("Package") == "llama-scatter" and fields.get("Version") == VERSION, f"control:\n{info}")
+    depends = fields.get("Depends", "")
+    for library in ("libc6", "libgomp1", "libstdc++6"):
+        check(library in depends, f"Depends lacks {library} (dpkg-shlibdeps): {depends}")
+    check("llama.cpp-tools" in fields.get("Conflicts", ""), f"no Conflicts with llama.cpp-tools:\n{info}")
+    check(re.search(r"^ .*\bpostinst\b", info, re.M) and re.search(r"^ .*\bprerm\b", info, re.M),
+          f"no postinst/prerm (the commands in /usr/bin):\n{info}")
+    listing = subprocess.run(["dpkg-deb", "-c", DEB], capture_output=True, text=True, check=True).stdout
+    paths = [line.split()[5] for line in listing.splitlines()]
+    outside = [p for p in paths if not (p.startswith(f"./{DEB_PREFIX}/") or f"./{DEB_PREFIX}/".startswith(p))]
+    check(not outside, f"files outside /{DEB_PREFIX} (they could collide with Debian's llama.cpp): {outside[:10]}")
+
+
+def podman(*args, **kwargs):
+    return subprocess.run(["podman", *PODMAN_OPTIONS, *args], capture_output=True, text=True, **kwargs)
+
+
+PODMAN_OPTIONS = ["--runtime", "runc"]
+os.environ.setdefault("CONTAINERS_CONF", os.path.join(HERE, "containers.conf"))
+IMAGE = "localhost/llama-scatter-release-test"
+BASE = "docker.io/library/debian:bookworm-slim"
+
+
+def podman_reason():
+    """Why podman cannot run a container here, or None."""
+    if not shutil.which("podman"):
+        return "podman is not installed (scripts/install-prerequisites.sh release)"
+    probe = podman("run", "--rm", "--network=host", BASE, "true") if podman("image", "exists", BASE).returncode == 0 else None
+    if probe is None:
+        made = make_base()
+        if made:
+            return made
+        probe = podman("run", "--rm", "--network=host", BASE, "true")
+    return None if probe.returncode == 0 else f"podman run failed: {probe.stderr[-1000:]}"
+
+
+def make_base():
+    """No registry is reachable here: Debian 12's minimal root from mmdebstrap, imported as the
+    image the Containerfile names (it stays what a user builds)."""
+    if not shutil.which("mmdebstrap"):
+        return "mmdebstrap is not installed (scripts/install-prerequisites.sh release)"
+    tar = os.path.join(WORK, "bookworm.tar")
+    made = subprocess.run(["mmdebstrap", "--variant=minbase", "bookworm", tar], capture_output=True, text=True)
+    if made.returncode != 0:
+        return f"mmdebstrap failed: {made.stderr[-1000:]}"
+    imported = podman("import", tar, BASE)
+    return None if imported.returncode == 0 else f"podman import failed: {imported.stderr[-1000:]}"
+
+
+def the_image_serves():
+    built = podman("build", "--pull=never", "--format", "docker", "--network=host", "-t", IMAGE,
+                   "-f", os.path.join(ROOT, "packaging", "Containerfile"), PACKAGES)
+    check(built.returncode == 0, f"podman build failed:\n{built.stdout[-3000:]}{built.stderr[-3000:]}")
+    model_dir, model_name = os.path.split(os.path.abspath(MODEL))
+    name = f"llama-scatter-release-test-{os.getpid()}"
+    server = Server(None, f"/models/{model_name}", launcher=[
+        "podman", *PODMAN_OPTIONS, "run", "--rm", "--name", name, "--network=host",
+        "-v", f"{model_dir}:/models:ro", IMAGE])
+    try:
+        check_serves(server, f"http://127.0.0.1:{server.port}/", server.output)
+        config = podman("image", "inspect", "--format", "{{json .Config.Healthcheck}} {{json .Config.Env}}", IMAGE)
+        check("/health" in config.stdout and "LLAMA_ARG_HOST=0.0.0.0" in config.stdout,
+              f"the image's HEALTHCHECK and environment: {config.stdout}{config.stderr}")
+    except Failure:
+        print(server.tail())
+        raise
+    finally:
+        podman("rm", "-f", name)
+        server.stop()
+
+
+def apt_installs_the_deb():
+    """`apt install ./llama-scatter_*.deb` in Debian 12: its dependencies resolved from Debian's
+    archive, its postinst's commands on the PATH, run with the model."""
+    model_dir, model_name = os.path.split(os.path.abspath(MODEL))
+    script = ("apt-get update -qq && apt-get install -y -qq --no-install-recommends /packages/" + os.path.basename(DEB)
+              + " >/dev/null && command -v llama-server llama-cli llama-completion"
+              + " && llama-completion -m /models/" + model_name
+              + " -no-cnv -p 'Once upon a time' -n 8 --threads 2 --ctx-size 256 --no-warmup --scatter-preset creative")
+    ran = podman("run", "--rm", "--network=host", "-v", f"{os.path.abspath(PACKAGES)}:/packages:ro",
+                 "-v", f"{model_dir}:/models:ro", BASE, "bash", "-c", script)
+    output = ran.stdout + ran.stderr
+    check(ran.returncode == 0, f"apt install and run in Debian 12 failed ({ran.returncode}):\n{output[-3000:]}")
+    for tool in TOOLS:
+        check(f"/usr/bin/{tool}" in ran.stdout, f"{tool} is not /usr/bin/{tool} after apt install:\n{ran.stdout[-1000:]}")
+    check(re.search(r"sampler chain: .*scatter", output), f"llama-completion ran no scatter:\n{output[-2000:]}")
+
+
+try:
+    if MODE == "archive":
+        run_tests([("the archive holds what a user needs", the_release_holds_what_a_user_needs),
+                   ("the moved archive serves scatter with a clean environment",
+                    lambda: served_with_a_clean_environment(RELEASE))])
+    elif MODE == "deb":
+        tests = [("the package declares its dependencies, conflict and files", the_deb_declares_what_it_needs),
+                 ("the unpacked package holds what a user needs", the_release_holds_what_a_user_needs),
+                 ("the unpacked package serves scatter with a clean environment",
+                  lambda: served_with_a_clean_environment(RELEASE))]
+        reason = podman_reason()
+        if reason:
+            print(f"note: apt install in Debian 12 not checked: {reason}")
+        else:
+            tests.append(("apt installs the package in Debian 12, whose llama-completion runs scatter",
+                          apt_installs_the_deb))
+        run_tests(tests)
+    else:
+        reason = podman_reason()
+        if reason:
+            print(f"SKIP the container image: {reason}")
+            sys.exit(0)
+        run_tests([("the image built from the archive serves scatter", the_image_serves)])
+finally:
+    shutil.rmtree(WORK, ignore_errors=True)
