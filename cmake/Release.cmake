@@ -38,7 +38,7 @@ set(CPACK_DEBIAN_PACKAGE_SECTION "science")
 set(CPACK_DEBIAN_PACKAGE_CONFLICTS "llama.cpp-tools")
 set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "https://github.com/ggml-org/llama.cpp")
 set(LLAMA_SCATTER_DEB_PREFIX "/opt/llama-scatter")
-set(LLAMA_SCATTER_DEB_TOOLS llama-server llama-cli llama-completion)
+set(LLAMA_SCATTER_DEB_TOOLS "llama-server llama-cli llama-completion")
 foreach(_script postinst prerm)
     configure_file("${PROJECT_SOURCE_DIR}/packaging/debian/${_script}.in" "${PROJECT_BINARY_DIR}/debian/${_script}" @ONLY
         FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
@@ -61,7 +61,8 @@ set_tests_properties(fetch_model PROPERTIES FIXTURES_SETUP model)
 add_test(NAME release_archive COMMAND bash "${PROJECT_SOURCE_DIR}/scripts/with-model.sh" ${_release_test_args} archive)
 add_test(NAME release_deb COMMAND bash "${PROJECT_SOURCE_DIR}/scripts/with-model.sh" ${_release_test_args} deb)
 add_test(NAME release_image COMMAND bash "${PROJECT_SOURCE_DIR}/scripts/with-model.sh" ${_release_test_args} image)
+list(JOIN LLAMA_SCATTER_CPU_VARIANTS " " _variant_words)
 set_tests_properties(release_archive release_deb release_image PROPERTIES
     FIXTURES_REQUIRED model RESOURCE_LOCK model_cpu TIMEOUT 900
-    ENVIRONMENT "LLAMA_SCATTER_CPU_VARIANTS=${LLAMA_SCATTER_CPU_VARIANTS}"
+    ENVIRONMENT "LLAMA_SCATTER_CPU_VARIANTS=${_variant_words}"
     SKIP_REGULAR_EXPRESSION "^SKIP ")

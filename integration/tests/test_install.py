@@ -6,13 +6,11 @@ and serves its web UI's page where the build embedded one.
 usage: test_install.py BUILD_DIR UI(ON|OFF) MODEL
 """
 
-import gzip
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
-import urllib.request
 
 from tools import Failure, Server, check, run_tests
 
@@ -47,15 +45,7 @@ def the_moved_server_serves():
         check(status == 200, f"/completion -> {status}: {body}")
         check(body["generation_settings"]["scatter_enabled"], "scatter did not run in the installed server")
         if UI:
-            # The UI's files are embedded gzip-compressed, for clients that accept that, as browsers do.
-            page_request = urllib.request.Request(f"http://127.0.0.1:{server.port}/", headers={"Accept-Encoding": "gzip"})
-            with urllib.request.urlopen(page_request, timeout=30) as resp:
-                check(resp.status == 200 and resp.headers.get_content_type() == "text/html",
-                      f"/ -> {resp.status} {resp.headers.get_content_type()}")
-                page = resp.read()
-                if resp.headers.get("Content-Encoding") == "gzip":
-                    page = gzip.decompress(page)
-            check(b"<html" in page.lower(), "/ is not the UI's page")
+            server.check_ui_page()
         else:
             print("note: this build has no web UI; its page is not checked", flush=True)
     except Failure:

@@ -5,6 +5,7 @@ command line: `python3 test_x.py BIN_DIR MODEL`.
 """
 
 import ctypes
+import gzip
 import json
 import os
 import re
@@ -116,8 +117,8 @@ class Server:
     the same arguments. `launcher`, a command that ends in a llama-server, replaces BIN_DIR's
     (`env -i` before it, or a container's)."""
 
-    def __init__(self, bin_dir, model, extra=(), env=None, launcher=None):
-        self.port = free_port()
+    def __init__(self, bin_dir, model, extra=(), env=None, launcher=None, port=None):
+        self.port = port or free_port()
         self.log = tempfile.TemporaryFile(mode="w+")
         cmd = [*(launcher or [os.path.join(bin_dir, "llama-server")]), *(["-m", model] if model else []), *COMMON_ARGS,
                "--host", "127.0.0.1", "--port", str(self.port), "--parallel", "1", *extra]
@@ -146,6 +147,18 @@ class Server:
                 pass
             time.sleep(0.25)
         raise Failure(f"llama-server not ready after 120 s:\n{self.tail()}")
+
+    def check_ui_page(self):
+        """The server's / is the web UI's page (its files are embedded gzip-compressed, for clients
+        that accept that, as browsers do)."""
+        request = urllib.request.Request(f"http://127.0.0.1:{self.port}/", headers={"Accept-Encoding": "gzip"})
+        with urllib.request.urlopen(request, timeout=30) as resp:
+            check(resp.status == 200 and resp.headers.get_content_type() == "text/html",
+                  f"/ -> {resp.status} {resp.headers.get_content_type()}")
+            page = resp.read()
+            if resp.headers.get("Content-Encoding") == "gzip":
+                page = gzip.decompress(page)
+        check(b"<html" in page.lower(), "/ is not the web UI's page")
 
     def output(self):
         """Everything the server wrote so far."""
