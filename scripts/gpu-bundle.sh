@@ -37,7 +37,7 @@ max_bytes=$((60 * 1024 * 1024))
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
 env -u RUSTFLAGS -u CARGO_ENCODED_RUSTFLAGS cmake -S "$here" -B "$build" "${generator[@]}" \
-  -DCMAKE_BUILD_TYPE=Release -DLLAMA_SCATTER_NATIVE=OFF -DLLAMA_SCATTER_LLAMA_CPP=0.3.36 \
+  -DCMAKE_BUILD_TYPE=Release -DLLAMA_SCATTER_NATIVE=OFF \
   -DLLAMA_SCATTER_BUILD_TESTS=OFF -DLLAMA_SCATTER_BUILD_EXAMPLES=OFF -DLLAMA_SCATTER_LLAMA_TOOLS=OFF >&2
 if [ -z "$library" ]; then
   env -u RUSTFLAGS -u CARGO_ENCODED_RUSTFLAGS cmake --build "$build" --target llama_scatter_cargo -j "$(nproc)" >&2
