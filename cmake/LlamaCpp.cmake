@@ -279,10 +279,9 @@ endif()
 # The portable release (README "Get it", DESIGN.md "The release"): llama.cpp's CPU backend as
 # loadable variants, of which ggml loads the best the CPU advertises when a tool starts
 # (GGML_BACKEND_DL and GGML_CPU_ALL_VARIANTS, as llama.cpp's own release archives). Of ggml's list
-# the release builds the five in LLAMA_SCATTER_CPU_VARIANTS: about 40 s of a 2-core machine each,
-# and the others add little to these on any CPU; never the AMX one (sapphirerapids), which ggml
-# chooses from the CPUID flags alone. The list is cut in the patched copy of the tree, never in the
-# tree itself. Programs must load the backends (ggml_backend_load_all), as llama.cpp's tools do, so
+# the release builds the five in LLAMA_SCATTER_CPU_VARIANTS (DESIGN.md "The release": why these, what
+# one costs), never the AMX one (sapphirerapids), which ggml chooses from the CPUID flags alone. The
+# list is cut in the patched copy of the tree, never in the tree itself. Programs must load the backends (ggml_backend_load_all), as llama.cpp's tools do, so
 # the release registers its own tests only (cmake/Release.cmake).
 option(LLAMA_SCATTER_RELEASE "Build the portable release: llama.cpp's CPU backend variants chosen at run time, the archive and the Debian package (cpack), their tests" OFF)
 set(LLAMA_SCATTER_CPU_VARIANTS x64 haswell skylakex icelake alderlake)
