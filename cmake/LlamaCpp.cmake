@@ -281,8 +281,9 @@ endif()
 # (GGML_BACKEND_DL and GGML_CPU_ALL_VARIANTS, as llama.cpp's own release archives). Of ggml's list
 # the release builds the five in LLAMA_SCATTER_CPU_VARIANTS (DESIGN.md "The release": why these, what
 # one costs), never the AMX one (sapphirerapids), which ggml chooses from the CPUID flags alone. The
-# list is cut in the patched copy of the tree, never in the tree itself. Programs must load the backends (ggml_backend_load_all), as llama.cpp's tools do, so
-# the release registers its own tests only (cmake/Release.cmake).
+# list is cut in the patched copy of the tree, never in the tree itself. Programs must load the
+# backends (ggml_backend_load_all), as llama.cpp's tools do, so the release registers its own tests
+# only (cmake/Release.cmake).
 option(LLAMA_SCATTER_RELEASE "Build the portable release: llama.cpp's CPU backend variants chosen at run time, the archive and the Debian package (cpack), their tests" OFF)
 set(LLAMA_SCATTER_CPU_VARIANTS x64 haswell skylakex icelake alderlake)
 if(LLAMA_SCATTER_RELEASE)
@@ -295,6 +296,7 @@ if(LLAMA_SCATTER_RELEASE)
     set(GGML_CPU_ALL_VARIANTS ON CACHE BOOL "" FORCE)
     set(_ggml_lists "${LLAMA_CPP_PATCHED_DIR}/ggml/src/CMakeLists.txt")
     file(READ "${_ggml_lists}" _text)
+    set(_original "${_text}")
     string(REGEX MATCHALL "\n[ \t]*ggml_add_cpu_backend_variant\\([a-z0-9_.]+" _calls "${_text}")
     set(_built "")
     foreach(_call IN LISTS _calls)
@@ -310,7 +312,9 @@ if(LLAMA_SCATTER_RELEASE)
             message(FATAL_ERROR "${_ggml_lists} has no CPU variant ${_variant} of LLAMA_SCATTER_CPU_VARIANTS")
         endif()
     endforeach()
-    file(WRITE "${_ggml_lists}" "${_text}")
+    if(NOT _text STREQUAL _original)
+        file(WRITE "${_ggml_lists}" "${_text}")
+    endif()
     message(STATUS "The release's CPU variants: ${LLAMA_SCATTER_CPU_VARIANTS}")
 else()
     set(GGML_BACKEND_DL       OFF CACHE BOOL "" FORCE)
