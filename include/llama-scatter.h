@@ -18,17 +18,32 @@
     LLAMA_SCATTER_STRINGIFY(LLAMA_SCATTER_VERSION_PATCH)
 
 
-// Largest `radius` the sampler uses; larger values are capped to it.
+// Largest `strength` the sampler uses; larger values are clamped to it.
+#define LLAMA_SCATTER_MAX_STRENGTH 1.0
+
+// Largest `radius` the sampler uses; larger values are clamped to it.
 #define LLAMA_SCATTER_MAX_RADIUS 16.0
 
-// Largest `steps` the sampler uses; larger values are capped to it.
+// Largest `steps` the sampler uses; larger values are clamped to it.
 #define LLAMA_SCATTER_MAX_STEPS 8
 
-// Largest `absorption` the sampler uses; larger values are capped to it.
+// Largest `strength_min` the sampler uses; larger values are clamped to it.
+#define LLAMA_SCATTER_MAX_STRENGTH_MIN 1.0
+
+// Largest `strength_max` the sampler uses; larger values are clamped to it.
+#define LLAMA_SCATTER_MAX_STRENGTH_MAX 1.0
+
+// Largest `entropy_target` the sampler uses; larger values are clamped to it.
+#define LLAMA_SCATTER_MAX_ENTROPY_TARGET 1.0
+
+// Largest `absorption` the sampler uses; larger values are clamped to it.
 #define LLAMA_SCATTER_MAX_ABSORPTION 1000.0
 
-// Largest `absorption_last_n` (history window) the sampler keeps.
+// Largest `absorption_last_n` the sampler uses; larger values are clamped to it.
 #define LLAMA_SCATTER_MAX_ABSORPTION_LAST_N 65536
+
+// Largest `collision` the sampler uses; larger values are clamped to it.
+#define LLAMA_SCATTER_MAX_COLLISION 1.0
 
 // Major version of llama-scatter (the header this program was compiled with).
 #define LLAMA_SCATTER_VERSION_MAJOR 0
@@ -48,19 +63,21 @@
 // `?scatter` sampler. Defaults in brackets.
 typedef struct llama_scatter_params {
   // [64] Size of the medium, the top-K candidates that take part; <= 1
-  // disables. Only finite candidates count.
+  // disables. Only finite candidates count; when scatter fires, the
+  // candidate array is truncated to the medium.
   int32_t k;
   // [0.0] Blend of the direct (0) and the rank-smoothed (1) distribution,
   // 0 disables. Clamped to [0, 1]; adaptive mode or absorption scatters
   // even at 0.
   float strength;
-  // [2.5] Gaussian radius in ranks, larger moves mass across more ranks;
-  // 0 disables. Capped at 16; a negative or NaN radius disables too.
+  // [2.5] Radius of the Gaussian kernel in ranks, larger moves mass
+  // across more ranks; 0 disables. Capped at 16; a negative or NaN
+  // radius disables too.
   float radius;
   // [1] Diffusion passes, n passes ~ one pass of radius*sqrt(n); 0
   // disables. Capped at 8; a negative count disables too.
   int32_t steps;
-  // [false] Strength follows the entropy of the medium: its normalised
+  // [false] Strength follows the entropy of the medium. Its normalised
   // entropy H picks the strength on the line through (0, `strength_max`),
   // (`entropy_target`, `strength`), (1, `strength_min`), clamped to
   // [`strength_min`, `strength_max`]. A confident model is scattered
@@ -89,8 +106,8 @@ typedef struct llama_scatter_params {
   // bit-for-bit untouched. Below 1 a number is drawn from the sampler's
   // own RNG on every apply.
   float collision;
-  // [LLAMA_DEFAULT_SEED] Seed of that RNG; LLAMA_DEFAULT_SEED picks a
-  // random seed (again at every reset).
+  // [LLAMA_DEFAULT_SEED] Seed of the collision gate's RNG;
+  // LLAMA_DEFAULT_SEED picks a random seed (again at every reset).
   uint32_t seed;
 } llama_scatter_params;
 

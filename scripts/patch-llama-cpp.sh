@@ -14,8 +14,10 @@
 # nothing and exits 1. In place: a tree that already has the hooks is detected ("already
 # applied"; our files are refreshed). Copy mode (what the CMake option
 # LLAMA_SCATTER_LLAMA_TOOLS uses) keeps the user's SOURCE pristine; DEST is made anew whenever
-# SOURCE, the hooks or our files changed (for a git checkout: its HEAD), and kept otherwise; a
-# SOURCE that is itself such a copy, made with the same hooks and files, is copied without git.
+# SOURCE or the hooks changed (for a git checkout: its HEAD), and kept otherwise; a SOURCE that is
+# itself such a copy, made with the same hooks, is copied without git. Our files are synced into
+# the tree file by file in every mode: only a file whose content changed is written, so that an
+# edit of one of them rebuilds what includes it, not llama.cpp and its web UI.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 integration="$here/integration/llama.cpp"
@@ -69,11 +71,21 @@ fuzzy_hunks() {
   done
 }
 
+# copy_files TREE: our files into TREE, each only where its content differs (an unchanged file
+# keeps its time stamp); a file copied before that we no longer have is removed (TREE's
+# .llama-scatter-files lists what was copied; our files are all new to llama.cpp's tree).
 copy_files() {
-  (cd "$files" && find . -type f) | while read -r rel; do
-    mkdir -p "$(dirname "$1/$rel")"
-    cp "$files/$rel" "$1/$rel"
+  local tree=$1 manifest="$1/.llama-scatter-files" now rel
+  now=$(cd "$files" && find . -type f | LC_ALL=C sort)
+  if [ -f "$manifest" ]; then
+    LC_ALL=C comm -23 "$manifest" <(echo "$now") | while read -r rel; do rm -f "$tree/$rel"; done
+  fi
+  echo "$now" | while read -r rel; do
+    cmp -s "$files/$rel" "$tree/$rel" && continue
+    mkdir -p "$(dirname "$tree/$rel")"
+    cp "$files/$rel" "$tree/$rel"
   done
+  echo "$now" > "$manifest"
 }
 
 # patch_tree TREE CHECK_ONLY
@@ -136,9 +148,10 @@ case ${1:-} in
         stamp="$dest/.llama-scatter-patched"
         revision=$(GIT_CEILING_DIRECTORIES=$(dirname "$source") git -C "$source" rev-parse HEAD 2>/dev/null ||
                    cat "$source/.llama-scatter-source" 2>/dev/null || true)
-        ours=$( (cat "$hooks"; cd "$files" && find . -type f | sort | xargs cat) | sha256sum | cut -d' ' -f1)
+        ours=$(sha256sum < "$hooks" | cut -d' ' -f1)
         want="$ours $source $revision"
         if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+          copy_files "$dest"
           echo "patched llama.cpp in $dest is up to date"
           exit 0
         fi
@@ -151,12 +164,14 @@ case ${1:-} in
               --exclude=./media --exclude='./build*' --exclude=./.llama-scatter-patched -cf - . |
             tar -C "$dest" -xf -
         }
-        # A copy this script made with the same hooks and files (its stamp says so) is copied as
-        # it is, without git: the GPU bundle's tree, patched where git is, built where it may not
-        # be, and pruned (the web UI's sources are left out, so the hooks cannot be checked there).
-        # The hash is the stamp's first word; a revision from .llama-scatter-source adds a line.
+        # A copy this script made with the same hooks (its stamp says so) is copied as it is,
+        # without git, and our files synced: the GPU bundle's tree, patched where git is, built
+        # where it may not be, and pruned (the web UI's sources are left out, so the hooks cannot
+        # be checked there). The hash is the stamp's first word; a revision from
+        # .llama-scatter-source adds a line.
         if [ -f "$source/.llama-scatter-patched" ] && [ "$(head -n 1 "$source/.llama-scatter-patched" | cut -d' ' -f1)" = "$ours" ]; then
           copy_tree
+          copy_files "$dest"
           echo "$want" > "$stamp"
           echo "copied $source, patched with these hooks already"
           exit 0

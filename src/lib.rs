@@ -15,10 +15,7 @@
 
 mod ffi;
 
-pub use ffi::limits::{
-    LLAMA_SCATTER_MAX_ABSORPTION, LLAMA_SCATTER_MAX_ABSORPTION_LAST_N, LLAMA_SCATTER_MAX_RADIUS,
-    LLAMA_SCATTER_MAX_STEPS,
-};
+pub use ffi::limits::*;
 pub use ffi::params::{
     llama_scatter_default_params, llama_scatter_params_enabled, llama_scatter_preset_name,
     llama_scatter_preset_params,

@@ -109,7 +109,8 @@ def flags_reach_the_sampler():
 
 def bad_values_are_refused():
     cases = [(["--scatter-strength", "nan"], "--scatter-strength"), (["--scatter-k", "12abc"], "--scatter-k"),
-             (["--scatter-preset", "loud"], "--scatter-preset")]
+             (["--scatter-preset", "loud"], "--scatter-preset"), (["--scatter-k", "64.5"], "--scatter-k"),
+             (["--scatter-steps", ""], "--scatter-steps")]
     for name, (lo, hi) in RANGES.items():
         if name in FIELDS:
             above = hi + 1 if isinstance(hi, int) else hi * 2
@@ -119,6 +120,10 @@ def bad_values_are_refused():
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
         check(proc.returncode != 0, f"{argv} was accepted")
         check(f'"{named}"' in proc.stderr, f"{argv}: the error does not name {named}:\n{proc.stderr[-800:]}")
+    # The server's rule: an integral number is an integer (64.0 is 64), whatever its spelling.
+    _, log = completion(BIN, MODEL, PROMPTS[0], ["--scatter-k", "48.0", "--scatter-steps", "2e0"], n_predict=1)
+    check("scatter_k = 48," in params_text(log) and "scatter_steps = 2," in params_text(log),
+          f"--scatter-k 48.0 --scatter-steps 2e0:\n{params_text(log)}")
     env = dict(os.environ, LLAMA_ARG_SCATTER_RADIUS="99")
     proc = subprocess.run([os.path.join(BIN, "llama-completion"), "-m", MODEL, "-no-cnv", "-p", "x", "-n", "1"],
                           capture_output=True, text=True, timeout=120, env=env)

@@ -144,6 +144,36 @@ def copy_mode_keeps_the_source_pristine():
         check(again.returncode == 0 and "up to date" in again.stdout, f"copy mode redid its work: {again.stdout}")
 
 
+def an_edit_of_our_files_rewrites_only_that_file():
+    """Copy mode with a copy of our integration: after an edit of one of our files and the removal
+    of another, the patched copy has the edit, not the removed file, and every other file with its
+    time stamp untouched (so a build recompiles only what includes the edited file)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = pathlib.Path(tmp) / "repo"
+        (repo / "scripts").mkdir(parents=True)
+        shutil.copy(SCRIPT, repo / "scripts")
+        shutil.copytree(OURS.parent, repo / "integration" / "llama.cpp")
+        src, dest = pathlib.Path(tmp) / "src", pathlib.Path(tmp) / "patched"
+        pristine_copy(src)
+        script = repo / "scripts" / SCRIPT.name
+        first = subprocess.run(["bash", str(script), str(src), str(dest)], capture_output=True, text=True)
+        check(first.returncode == 0, f"copy mode failed: {first.stderr}")
+        stamps = {p: p.stat().st_mtime_ns for p in dest.rglob("*") if p.is_file()}
+        edited = pathlib.Path("tools") / "server" / "server-scatter.h"
+        removed = pathlib.Path("common") / "scatter-fields.def"
+        ours = repo / "integration" / "llama.cpp" / "files"
+        (ours / edited).write_text((ours / edited).read_text() + "// an edit\n")
+        (ours / removed).unlink()
+        again = subprocess.run(["bash", str(script), str(src), str(dest)], capture_output=True, text=True)
+        check(again.returncode == 0 and "up to date" in again.stdout, f"the edit re-made the copy: {again.stdout}")
+        check((dest / edited).read_text().endswith("// an edit\n"), "the edit did not reach the copy")
+        check(not (dest / removed).exists(), "a file no longer ours is still in the copy")
+        touched = [str(p.relative_to(dest)) for p, t in stamps.items()
+                   if p.exists() and p.stat().st_mtime_ns != t and p.relative_to(dest) != edited
+                   and p.name != ".llama-scatter-files"]
+        check(not touched, f"files the edit does not concern were rewritten: {touched[:5]}")
+
+
 check(os.path.isfile(SOURCE / "include" / "llama.h"), f"{SOURCE} is not a llama.cpp tree")
 run_tests([
     ("applies to a pristine tree once, then detects itself", applies_once_then_detects_itself),
@@ -151,4 +181,5 @@ run_tests([
     ("a hook whose neighbourhood moved fits with a warning", a_moved_neighbour_still_fits_with_a_warning),
     ("a tree it does not fit is refused, left untouched, each misfit named", a_tree_it_does_not_fit_is_left_untouched),
     ("copy mode keeps the source pristine", copy_mode_keeps_the_source_pristine),
+    ("an edit of our files rewrites only that file in the copy", an_edit_of_our_files_rewrites_only_that_file),
 ])

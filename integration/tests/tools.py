@@ -18,19 +18,19 @@ import urllib.error
 import urllib.request
 
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "scripts"))
-import scatter_header  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "python", "llama_scatter"))
+from _fields import FIELDS as TABLE  # noqa: E402
 
-# The header's parameters and the tools' ranges: these tests hold no copy of their layout, names or ranges.
-HEADER = scatter_header.read(scatter_header.HEADER)
-# The fields the tools expose (the seed is the tools' own --seed), with their ranges; a flag has none.
-FIELDS = [name for name, _ in scatter_header.params_fields(HEADER) if name != "seed"]
-RANGES = scatter_header.params_ranges(scatter_header.read(scatter_header.FIELDS_DEF))
+# The library's table of fields (the Python package's copy, made from it): these tests hold no copy
+# of the parameters' layout, names or ranges. FIELDS: those with a flag and a request field of their
+# own; RANGES: their ranges, a flag has none.
+FIELDS = [field["name"] for field in TABLE if field["tools"] == "own"]
+RANGES = {field["name"]: (field["lo"], field["hi"]) for field in TABLE if field["name"] in FIELDS and field["kind"] != "flag"}
 
 
 class ScatterParams(ctypes.Structure):
     """`struct llama_scatter_params` of include/llama-scatter.h."""
-    _fields_ = [(name, getattr(ctypes, ctype)) for name, ctype in scatter_header.params_ctypes(HEADER)]
+    _fields_ = [(field["name"], getattr(ctypes, field["ctype"])) for field in TABLE]
 
 
 def _library_presets():

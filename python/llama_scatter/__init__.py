@@ -24,7 +24,7 @@ import ctypes
 import math
 from typing import Any, Dict, List, Optional, Union
 
-from ._header import PARAMS_RANGES
+from ._fields import FIELDS
 from ._library import Params, Stats, lib
 
 import llama_cpp
@@ -36,11 +36,10 @@ __version__: str = lib.llama_scatter_version().decode()
 #: ``LLAMA_DEFAULT_SEED``: ``ScatterLlama`` seeds scatter with the ``Llama``'s seed instead.
 DEFAULT_SEED = 0xFFFFFFFF
 
-#: The accepted range of each number parameter: those of the llama.cpp tools' ``--scatter-*`` flags and
-#: of llama-server's ``scatter_*`` fields, taken from the library's table of parameters when the wheel
-#: was built (scripts/scatter_header.py); and the seed's, any ``uint32_t`` (the tools take it from ``--seed``,
-#: so their table leaves it out).
-RANGES: Dict[str, tuple] = {**PARAMS_RANGES, "seed": (0, DEFAULT_SEED)}
+#: The accepted range of each number parameter (a flag has none), the one of the llama.cpp tools and
+#: llama-server, from the library's table of fields (``_fields.py``).
+RANGES: Dict[str, tuple] = {field["name"]: (field["lo"], field["hi"]) for field in FIELDS if field["kind"] != "flag"}
+_KINDS: Dict[str, str] = {field["name"]: field["kind"] for field in FIELDS}
 
 
 def preset_names() -> List[str]:
@@ -52,12 +51,12 @@ def preset_names() -> List[str]:
 
 
 def _checked(name: str, value: Any) -> Any:
-    if name not in RANGES:
+    if _KINDS[name] == "flag":
         if not isinstance(value, bool):
             raise ValueError(f"scatter parameter {name!r} must be a bool, got {value!r}")
         return value
     lo, hi = RANGES[name]
-    if isinstance(lo, int):
+    if _KINDS[name] != "float":
         if isinstance(value, bool) or not isinstance(value, int):
             raise ValueError(f"scatter parameter {name!r} must be an integer in [{lo}, {hi}], got {value!r}")
     elif isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):

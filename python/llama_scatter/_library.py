@@ -16,7 +16,7 @@ import os
 import re
 import sys
 
-from ._header import PARAMS_CTYPES
+from ._fields import FIELDS
 
 SUPPORTED = ("0.3.36",)
 
@@ -71,7 +71,7 @@ class Params(ctypes.Structure):
     """`struct llama_scatter_params` of include/llama-scatter.h (the layout; the values come from
     the library: llama_scatter_default_params, llama_scatter_preset_params)."""
 
-    _fields_ = [(name, getattr(ctypes, ctype)) for name, ctype in PARAMS_CTYPES]
+    _fields_ = [(field["name"], getattr(ctypes, field["ctype"])) for field in FIELDS]
 
     def __repr__(self):
         return f"Params({', '.join(f'{name}={getattr(self, name)!r}' for name, _ in self._fields_)})"

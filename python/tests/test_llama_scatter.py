@@ -18,6 +18,7 @@ import llama_cpp
 import llama_scatter
 from llama_cpp._internals import LlamaSampler
 from llama_scatter import ScatterLlama, ScatterSampler, scatter_params
+from llama_scatter._fields import FIELDS
 
 HEADER, MODEL = sys.argv[1], sys.argv[2]
 PROMPT = "Once upon a time, in a village by the sea,"
@@ -41,15 +42,12 @@ def version_and_layout():
     major, minor, patch = (re.search(rf"#define LLAMA_SCATTER_VERSION_{p} (\d+)", header).group(1)
                            for p in ("MAJOR", "MINOR", "PATCH"))
     check(llama_scatter.__version__ == f"{major}.{minor}.{patch}", "__version__ is not the header's")
-    body = re.search(r"typedef struct llama_scatter_params \{(.*?)\}", header, re.S).group(1)
-    fields = re.findall(r"^\s*(\w+) (\w+);", body, re.M)
-    ctype = {"int32_t": ctypes.c_int32, "uint32_t": ctypes.c_uint32, "float": ctypes.c_float, "bool": ctypes.c_bool}
-    check([(n, ctype[t]) for t, n in fields] == llama_scatter.Params._fields_,
-          f"Params does not have the header's layout: {fields}")
-    for name, macro in [("radius", "MAX_RADIUS"), ("steps", "MAX_STEPS"), ("absorption", "MAX_ABSORPTION"),
-                        ("absorption_last_n", "MAX_ABSORPTION_LAST_N")]:
-        cap = float(re.search(rf"#define LLAMA_SCATTER_{macro} ([\d.]+)", header).group(1))
-        check(llama_scatter.RANGES[name][1] == cap, f"range of {name} is not the header's {macro}")
+    # The layout: the library's defaults, read through Params, are the table's, field by field.
+    defaults = llama_scatter.scatter_params()
+    for field in FIELDS:
+        expected = getattr(ctypes, field["ctype"])(field["default"]).value
+        check(getattr(defaults, field["name"]) == expected,
+              f"{field['name']}: the library's default reads {getattr(defaults, field['name'])!r}, the table's is {expected!r}")
     maps = open("/proc/self/maps").read()
     libllamas = {p for p in re.findall(r"(\S*/libllama\.so[.\d]*)\n", maps)}
     check(len(libllamas) == 1, f"libllama mapped {len(libllamas)} times: {libllamas}")

@@ -1,23 +1,104 @@
 //! The user parameters as front ends present them: one row per field of
-//! [`Params`] but the seed, with its one-line description and the range a
-//! front end accepts. The only place these facts are written: the tools'
-//! flags and help, llama-server's fields, the web UI and the Python
-//! package's ranges are made from this table, and the header's doc comments
-//! and the docs' parameter tables are checked against it (`tests/header.rs`
-//! in the library). Defaults are read from [`Params::DEFAULT`], caps from
-//! the `MAX_*` constants the sampler clamps with.
+//! [`Params`], the seed included, with its kind, what llama.cpp's tools make
+//! of it, and the range a front end accepts. The only place these facts are
+//! written: every file made for a front end (the tools' rows, llama-server's
+//! fields, the web UI's table, the Python package's list, the header's caps)
+//! is made from this table by [`crate::made`], and the docs' parameter tables
+//! are checked against it. Each field's description is its doc comment in
+//! `params.rs`, the one C readers see ([`Field::help`] reads it from there);
+//! defaults are read from [`Params::DEFAULT`], caps from the `MAX_*`
+//! constants the sampler clamps with.
 
 use crate::params::{Params, HISTORY_CAPACITY, MAX_ABSORPTION, MAX_RADIUS, MAX_STEPS};
 
-/// The type of a field, as C declares it.
+/// The type of a field.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
-    /// `int32_t`.
+    /// `int32_t` (Rust `i32`).
     Int,
-    /// `float`.
+    /// `float` (Rust `f32`).
     Float,
     /// `bool`: a switch.
     Flag,
+    /// `uint32_t` (Rust `u32`), a seed: `LLAMA_DEFAULT_SEED` asks for a random one.
+    Seed,
+}
+
+/// cbindgen:ignore
+/// (Rust-side facts of the table; C sees the fields themselves.)
+impl Kind {
+    /// Every kind, for the files that describe them all.
+    pub const ALL: [Kind; 4] = [Kind::Int, Kind::Float, Kind::Flag, Kind::Seed];
+
+    /// The kind's name in the made files: `int`, `float`, `flag`, `seed`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Int => "int",
+            Kind::Float => "float",
+            Kind::Flag => "flag",
+            Kind::Seed => "seed",
+        }
+    }
+
+    /// The C type of a field of this kind.
+    pub fn c_type(self) -> &'static str {
+        match self {
+            Kind::Int => "int32_t",
+            Kind::Float => "float",
+            Kind::Flag => "bool",
+            Kind::Seed => "uint32_t",
+        }
+    }
+
+    /// The Rust type of a field of this kind.
+    pub fn rust_type(self) -> &'static str {
+        match self {
+            Kind::Int => "i32",
+            Kind::Float => "f32",
+            Kind::Flag => "bool",
+            Kind::Seed => "u32",
+        }
+    }
+
+    /// The largest value of the type: the top of the accepted range of a
+    /// field without a cap.
+    pub fn max(self) -> f64 {
+        match self {
+            Kind::Int => f64::from(i32::MAX),
+            Kind::Float => f64::from(f32::MAX),
+            Kind::Flag => 1.0,
+            Kind::Seed => f64::from(u32::MAX),
+        }
+    }
+
+    /// Whether a value of this kind is a whole number.
+    pub fn integral(self) -> bool {
+        self != Kind::Float
+    }
+}
+
+/// What llama.cpp's tools (the patched llama-cli, llama-completion,
+/// llama-server) make of a field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tools {
+    /// A field of scatter's own: the flag `--scatter-<name>` (`_` as `-`),
+    /// its environment variable `LLAMA_ARG_SCATTER_<NAME>`, the request field
+    /// `scatter_<name>` and its echo in the settings.
+    Own,
+    /// Set from llama.cpp's own sampling seed (`--seed`, a request's `seed`),
+    /// as the seeds of its `dist` and `xtc` samplers are: no flag or field of
+    /// its own.
+    Seed,
+}
+
+impl Tools {
+    /// The attribute's name in the made files: `own`, `seed`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Tools::Own => "own",
+            Tools::Seed => "seed",
+        }
+    }
 }
 
 /// One user parameter.
@@ -25,22 +106,116 @@ pub enum Kind {
 pub struct Field {
     /// The field's name in `struct llama_scatter_params` (and in [`Params`]).
     pub name: &'static str,
-    /// Its C type.
+    /// Its type.
     pub kind: Kind,
-    /// What it does, in one line without a final full stop: the tools' help
-    /// and the web UI's, and the first sentence of its doc comment.
-    pub help: &'static str,
-    /// Lowest value a front end accepts; below it a front end refuses the
-    /// value (the library would clamp it or treat it as "off").
-    pub lo: f64,
-    /// Highest value a front end accepts: the cap the sampler clamps to, 1
-    /// for a fraction, else the type's largest value. 1 for a flag.
-    pub hi: f64,
+    /// What the tools make of it.
+    pub tools: Tools,
+    /// The cap the sampler clamps larger values to (1 for a fraction), or
+    /// `None`: the type's largest value is the top of the range.
+    pub cap: Option<f64>,
     /// The field's value in a [`Params`], a flag as 0 or 1.
     pub value: fn(&Params) -> f64,
 }
 
+/// A field's value as a number: every kind fits an `f64` exactly.
+trait Number: Copy {
+    fn number(self) -> f64;
+}
+
+impl Number for i32 {
+    fn number(self) -> f64 {
+        f64::from(self)
+    }
+}
+
+impl Number for u32 {
+    fn number(self) -> f64 {
+        f64::from(self)
+    }
+}
+
+impl Number for f32 {
+    fn number(self) -> f64 {
+        f64::from(self)
+    }
+}
+
+impl Number for bool {
+    fn number(self) -> f64 {
+        f64::from(u8::from(self))
+    }
+}
+
+/// A row: the name and the accessor come from the one identifier, so that a
+/// row cannot read another field.
+macro_rules! field {
+    ($name:ident, $kind:ident, $tools:ident, $cap:expr) => {
+        Field {
+            name: stringify!($name),
+            kind: Kind::$kind,
+            tools: Tools::$tools,
+            cap: $cap,
+            value: |p| Number::number(p.$name),
+        }
+    };
+}
+
+/// Every user parameter, in the order of [`Params`].
+pub const FIELDS: [Field; 12] = [
+    field!(k, Int, Own, None),
+    field!(strength, Float, Own, Some(1.0)),
+    field!(radius, Float, Own, Some(MAX_RADIUS)),
+    field!(steps, Int, Own, Some(MAX_STEPS as f64)),
+    field!(adaptive, Flag, Own, None),
+    field!(strength_min, Float, Own, Some(1.0)),
+    field!(strength_max, Float, Own, Some(1.0)),
+    field!(entropy_target, Float, Own, Some(1.0)),
+    field!(absorption, Float, Own, Some(MAX_ABSORPTION)),
+    field!(absorption_last_n, Int, Own, Some(HISTORY_CAPACITY as f64)),
+    field!(collision, Float, Own, Some(1.0)),
+    field!(seed, Seed, Seed, None),
+];
+
+/// The source of [`Params`], whose doc comments are the fields' descriptions.
+const PARAMS_SOURCE: &str = include_str!("params.rs");
+
+/// The fields of `pub struct Params` in `params.rs`, in order: (name, Rust
+/// type, doc comment as one line).
+pub fn declared() -> Vec<(&'static str, &'static str, String)> {
+    let body = PARAMS_SOURCE
+        .split_once("pub struct Params {")
+        .and_then(|(_, rest)| rest.split_once("\n}"))
+        .map(|(body, _)| body)
+        .expect("params.rs declares `pub struct Params`");
+    let mut fields = Vec::new();
+    let mut doc = Vec::new();
+    for line in body.lines().map(str::trim) {
+        if let Some(text) = line.strip_prefix("///") {
+            doc.push(text.trim());
+        } else if let Some((name, ty)) = line
+            .strip_prefix("pub ")
+            .and_then(|decl| decl.strip_suffix(','))
+            .and_then(|decl| decl.split_once(": "))
+        {
+            fields.push((name, ty, doc.join(" ")));
+            doc.clear();
+        }
+    }
+    fields
+}
+
+/// cbindgen:ignore
+/// (Rust-side facts of the table; C sees the fields themselves.)
 impl Field {
+    /// The lowest value a front end accepts: 0 for every field (below it the
+    /// library would clamp the value or treat it as "off").
+    pub const LO: f64 = 0.0;
+
+    /// The highest value a front end accepts: the cap, or the type's largest.
+    pub fn hi(&self) -> f64 {
+        self.cap.unwrap_or(self.kind.max())
+    }
+
     /// The field's default, from [`Params::DEFAULT`].
     ///
     /// ```
@@ -53,154 +228,71 @@ impl Field {
         (self.value)(&Params::DEFAULT)
     }
 
-    /// Whether [`Field::hi`] is a cap the sampler clamps to, rather than
-    /// the type's largest value.
-    pub fn capped(&self) -> bool {
-        self.kind != Kind::Int || self.hi < f64::from(i32::MAX)
+    /// The field's doc comment in `params.rs`, as one line: `[default]`,
+    /// then the description, then the clamps.
+    pub fn doc(&self) -> String {
+        declared()
+            .into_iter()
+            .find(|(name, _, _)| *name == self.name)
+            .map(|(_, _, doc)| doc)
+            .unwrap_or_else(|| panic!("`Params` has no field `{}`", self.name))
+    }
+
+    /// What the field does, in one line: the first sentence of its doc
+    /// comment after the `[default]`, without its full stop and with its
+    /// first letter in lower case (the tools' help and the web UI's).
+    ///
+    /// ```
+    /// use scatter_core::fields::FIELDS;
+    ///
+    /// assert!(FIELDS[1].help().starts_with("blend of the direct (0)"));
+    /// ```
+    pub fn help(&self) -> String {
+        let doc = self.doc();
+        let text = doc.split_once("] ").map_or(doc.as_str(), |(_, text)| text);
+        let sentence = text
+            .split_once(". ")
+            .map_or(text.trim_end_matches('.'), |(first, _)| first);
+        let mut help = sentence.to_string();
+        help[..1].make_ascii_lowercase();
+        help
     }
 }
-
-/// Every user parameter, in the order of [`Params`] (the seed, which the
-/// tools take from llama.cpp's own `--seed`, is left out).
-pub const FIELDS: [Field; 11] = [
-    Field {
-        name: "k",
-        kind: Kind::Int,
-        help: "size of the medium, the top-K candidates that take part; <= 1 disables",
-        lo: 0.0,
-        hi: i32::MAX as f64,
-        value: |p| f64::from(p.k),
-    },
-    Field {
-        name: "strength",
-        kind: Kind::Float,
-        help: "blend of the direct (0) and the rank-smoothed (1) distribution, 0 disables",
-        lo: 0.0,
-        hi: 1.0,
-        value: |p| f64::from(p.strength),
-    },
-    Field {
-        name: "radius",
-        kind: Kind::Float,
-        help: "Gaussian radius in ranks, larger moves mass across more ranks; 0 disables",
-        lo: 0.0,
-        hi: MAX_RADIUS,
-        value: |p| f64::from(p.radius),
-    },
-    Field {
-        name: "steps",
-        kind: Kind::Int,
-        help: "diffusion passes, n passes ~ one pass of radius*sqrt(n); 0 disables",
-        lo: 0.0,
-        hi: MAX_STEPS as f64,
-        value: |p| f64::from(p.steps),
-    },
-    Field {
-        name: "adaptive",
-        kind: Kind::Flag,
-        help: "strength follows the entropy of the medium",
-        lo: 0.0,
-        hi: 1.0,
-        value: |p| f64::from(u8::from(p.adaptive)),
-    },
-    Field {
-        name: "strength_min",
-        kind: Kind::Float,
-        help: "lower clamp of the adaptive strength",
-        lo: 0.0,
-        hi: 1.0,
-        value: |p| f64::from(p.strength_min),
-    },
-    Field {
-        name: "strength_max",
-        kind: Kind::Float,
-        help: "upper clamp of the adaptive strength",
-        lo: 0.0,
-        hi: 1.0,
-        value: |p| f64::from(p.strength_max),
-    },
-    Field {
-        name: "entropy_target",
-        kind: Kind::Float,
-        help: "normalised entropy at which adaptive mode uses the strength",
-        lo: 0.0,
-        hi: 1.0,
-        value: |p| f64::from(p.entropy_target),
-    },
-    Field {
-        name: "absorption",
-        kind: Kind::Float,
-        help: "repeated-token damping p*exp(-absorption*count), keep it low; 0 disables",
-        lo: 0.0,
-        hi: MAX_ABSORPTION,
-        value: |p| f64::from(p.absorption),
-    },
-    Field {
-        name: "absorption_last_n",
-        kind: Kind::Int,
-        help: "history window of absorption in tokens; 0 disables",
-        lo: 0.0,
-        hi: HISTORY_CAPACITY as f64,
-        value: |p| f64::from(p.absorption_last_n),
-    },
-    Field {
-        name: "collision",
-        kind: Kind::Float,
-        help: "probability per token that scattering happens, mean free path ~ 1/collision tokens; 0 disables",
-        lo: 0.0,
-        hi: 1.0,
-        value: |p| f64::from(p.collision),
-    },
-];
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// Each row reads its own field: changing that field of a `Params`
-    /// changes the row's value and no other row's.
+    /// One row per field of `Params`, in its order and of its type.
     #[test]
-    fn each_row_reads_its_own_field() {
-        let base = Params::DEFAULT;
-        let bumped = |name: &str| {
-            let mut p = base;
-            match name {
-                "k" => p.k += 1,
-                "strength" => p.strength += 0.5,
-                "radius" => p.radius += 0.5,
-                "steps" => p.steps += 1,
-                "adaptive" => p.adaptive = !p.adaptive,
-                "strength_min" => p.strength_min += 0.5,
-                "strength_max" => p.strength_max += 0.5,
-                "entropy_target" => p.entropy_target += 0.25,
-                "absorption" => p.absorption += 0.5,
-                "absorption_last_n" => p.absorption_last_n += 1,
-                "collision" => p.collision -= 0.5,
-                other => panic!("no test edit for the field {other}"),
-            }
-            p
-        };
-        for changed in &FIELDS {
-            let p = bumped(changed.name);
-            for field in &FIELDS {
-                let moved = (field.value)(&p) != field.default();
-                assert_eq!(
-                    moved,
-                    field.name == changed.name,
-                    "{} after {}",
-                    field.name,
-                    changed.name
-                );
-            }
-        }
+    fn the_table_is_the_structs() {
+        let declared: Vec<(&str, &str)> = declared().iter().map(|(n, t, _)| (*n, *t)).collect();
+        let rows: Vec<(&str, &str)> = FIELDS
+            .iter()
+            .map(|f| (f.name, f.kind.rust_type()))
+            .collect();
+        assert_eq!(declared, rows);
     }
 
     #[test]
     fn defaults_lie_in_the_accepted_ranges() {
         for field in &FIELDS {
             let d = field.default();
-            assert!(field.lo <= d && d <= field.hi, "{}: {d}", field.name);
-            assert!(!field.help.ends_with('.'), "{}", field.name);
+            assert!(Field::LO <= d && d <= field.hi(), "{}: {d}", field.name);
+        }
+    }
+
+    /// Each help is one plain line, with no character a made file would
+    /// have to escape.
+    #[test]
+    fn each_help_is_one_plain_line() {
+        for field in &FIELDS {
+            let help = field.help();
+            assert!(
+                !help.is_empty() && help.is_ascii() && !help.contains(['"', '\\', '`']),
+                "{}: {help:?}",
+                field.name
+            );
         }
     }
 }

@@ -44,6 +44,8 @@ mod gate;
 mod history;
 mod kernel;
 mod lanes;
+#[cfg(feature = "made")]
+pub mod made;
 mod medium;
 pub mod params;
 mod plan;

@@ -26,6 +26,10 @@ pub const MAX_ABSORPTION: f64 = 1000.0;
 /// are accepted and never beyond this, whatever `absorption_last_n` says.
 pub const HISTORY_CAPACITY: usize = 65_536;
 
+// Each field's doc comment is its one description: `[default]`, then one
+// sentence that every front end shows as the field's help (`fields.rs`,
+// `Field::help`), then the clamps, for C readers.
+
 /// Every parameter of a scatter sampler, the seed included (SPEC §2, §3).
 ///
 /// This one type is the C API's `struct llama_scatter_params`: start from
@@ -38,19 +42,21 @@ pub const HISTORY_CAPACITY: usize = 65_536;
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Params {
     /// [64] Size of the medium, the top-K candidates that take part; <= 1
-    /// disables. Only finite candidates count.
+    /// disables. Only finite candidates count; when scatter fires, the
+    /// candidate array is truncated to the medium.
     pub k: i32,
     /// [0.0] Blend of the direct (0) and the rank-smoothed (1) distribution,
     /// 0 disables. Clamped to [0, 1]; adaptive mode or absorption scatters
     /// even at 0.
     pub strength: f32,
-    /// [2.5] Gaussian radius in ranks, larger moves mass across more ranks;
-    /// 0 disables. Capped at 16; a negative or NaN radius disables too.
+    /// [2.5] Radius of the Gaussian kernel in ranks, larger moves mass
+    /// across more ranks; 0 disables. Capped at 16; a negative or NaN
+    /// radius disables too.
     pub radius: f32,
     /// [1] Diffusion passes, n passes ~ one pass of radius*sqrt(n); 0
     /// disables. Capped at 8; a negative count disables too.
     pub steps: i32,
-    /// [false] Strength follows the entropy of the medium: its normalised
+    /// [false] Strength follows the entropy of the medium. Its normalised
     /// entropy H picks the strength on the line through (0, `strength_max`),
     /// (`entropy_target`, `strength`), (1, `strength_min`), clamped to
     /// [`strength_min`, `strength_max`]. A confident model is scattered
@@ -79,8 +85,8 @@ pub struct Params {
     /// bit-for-bit untouched. Below 1 a number is drawn from the sampler's
     /// own RNG on every apply.
     pub collision: f32,
-    /// [LLAMA_DEFAULT_SEED] Seed of that RNG; LLAMA_DEFAULT_SEED picks a
-    /// random seed (again at every reset).
+    /// [LLAMA_DEFAULT_SEED] Seed of the collision gate's RNG;
+    /// LLAMA_DEFAULT_SEED picks a random seed (again at every reset).
     pub seed: u32,
 }
 

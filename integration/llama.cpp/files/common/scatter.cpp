@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <iterator>
 #include <stdexcept>
@@ -17,34 +18,73 @@
 
 namespace {
 
-[[noreturn]] void out_of_range(const std::string & value, double lo, double hi) {
-    throw std::invalid_argument(string_format("expected a number in [%.10g, %.10g], got '%s'", lo, hi, value.c_str()));
+// The C type of each kind.
+template <common_scatter_kind K> struct ctype;
+template <> struct ctype<common_scatter_kind::INT>   { using type = int32_t; };
+template <> struct ctype<common_scatter_kind::FLOAT> { using type = float; };
+template <> struct ctype<common_scatter_kind::FLAG>  { using type = bool; };
+template <> struct ctype<common_scatter_kind::SEED>  { using type = uint32_t; };
+
+// Each row's kind is its member's C type.
+#define SCATTER_OWN(name, kind, lo, hi, help) \
+    static_assert(std::is_same_v<decltype(llama_scatter_params::name), ctype<common_scatter_kind::kind>::type>, #name);
+#define SCATTER_SEED SCATTER_OWN
+#include "scatter-fields.def"
+#undef SCATTER_SEED
+#undef SCATTER_OWN
+
+// The one switch from a kind to its C type: calls with_type(T{}).
+template <typename F>
+auto with_ctype(common_scatter_kind kind, F && with_type) {
+    using K = common_scatter_kind;
+    switch (kind) {
+        case K::FLOAT: return with_type(ctype<K::FLOAT>::type{});
+        case K::FLAG:  return with_type(ctype<K::FLAG>::type{});
+        case K::SEED:  return with_type(ctype<K::SEED>::type{});
+        default:       return with_type(ctype<K::INT>::type{});
+    }
 }
 
-// The whole of value as a number in [lo, hi] (NaN is not), else the error with the range.
-template <typename T>
-T parse_number(const std::string & value, double lo, double hi) {
-    size_t used = 0;
-    double v = 0.0;
-    try {
-        v = std::is_integral_v<T> ? (double) std::stoll(value, &used) : std::stof(value, &used);
-    } catch (const std::exception &) {
-        out_of_range(value, lo, hi);
-    }
-    if (used != value.size() || !(v >= lo && v <= hi)) {
-        out_of_range(value, lo, hi);
-    }
-    return (T) v;
+} // namespace
+
+double common_scatter_get(const common_scatter_field & f, const llama_scatter_params & params) {
+    return with_ctype(f.kind, [&](auto value) {
+        std::memcpy(&value, reinterpret_cast<const char *>(&params) + f.offset, sizeof value);
+        return (double) value;
+    });
 }
 
-std::string shown_default(const common_scatter_field & f, const llama_scatter_params & params) {
-    if (f.i32) {
-        return std::to_string(params.*f.i32);
+void common_scatter_set(const common_scatter_field & f, llama_scatter_params & params, double value) {
+    with_ctype(f.kind, [&](auto typed) {
+        typed = (decltype(typed)) value;
+        std::memcpy(reinterpret_cast<char *>(&params) + f.offset, &typed, sizeof typed);
+    });
+}
+
+double common_scatter_check(const common_scatter_field & f, double value, const std::string & shown) {
+    const bool integral = f.kind != common_scatter_kind::FLOAT;
+    if (!(value >= f.lo && value <= f.hi) || (integral && value != std::floor(value))) {
+        throw std::invalid_argument(string_format("expected %s in [%.10g, %.10g], got %s", integral ? "an integer" : "a number",
+                                                  f.lo, f.hi, shown.c_str()));
     }
-    if (f.f32) {
-        return string_format("%.2f", (double) (params.*f.f32));
+    return value;
+}
+
+std::string common_scatter_format(const common_scatter_field & f, double value) {
+    switch (f.kind) {
+        case common_scatter_kind::FLOAT: return string_format("%.3f", value);
+        case common_scatter_kind::FLAG:  return value != 0.0 ? "true" : "false";
+        default:                         return string_format("%.0f", value);
     }
-    return params.*f.flag ? "enabled" : "disabled";
+}
+
+namespace {
+
+// The whole of a command-line value as a number, else NaN (which no range holds).
+double parse_number(const std::string & value) {
+    char * end = nullptr;
+    const double v = value.empty() ? NAN : std::strtod(value.c_str(), &end);
+    return end == value.c_str() + value.size() ? v : NAN;
 }
 
 // common_arg keeps pointers to its names, so each flag's names live as long as the process.
@@ -64,25 +104,21 @@ struct flag_names {
 // A common_arg handler is a plain function pointer: one instance per row of the table.
 template <size_t I>
 void set_from_flag(common_params & params, const std::string & value) {
-    constexpr const common_scatter_field & f = common_scatter_fields[I];
-    if constexpr (f.i32 != nullptr) {
-        params.sampling.scatter.params.*f.i32 = parse_number<int32_t>(value, f.lo, f.hi);
-    } else {
-        params.sampling.scatter.params.*f.f32 = parse_number<float>(value, f.lo, f.hi);
-    }
+    const common_scatter_field & f = common_scatter_fields[I];
+    common_scatter_set(f, params.sampling.scatter.params, common_scatter_check(f, parse_number(value), "'" + value + "'"));
 }
 
 template <size_t I>
 void set_switch(common_params & params, bool value) {
-    params.sampling.scatter.params.*common_scatter_fields[I].flag = value;
+    common_scatter_set(common_scatter_fields[I], params.sampling.scatter.params, value);
 }
 
 template <size_t I>
 void add_flag(const std::function<void(common_arg)> & add_opt, const llama_scatter_params & defaults) {
-    constexpr const common_scatter_field & f = common_scatter_fields[I];
+    const common_scatter_field & f = common_scatter_fields[I];
     static const flag_names names(f.name);
-    const std::string help = "scatter: " + std::string(f.help) + " (default: " + shown_default(f, defaults) + ")";
-    if constexpr (f.flag != nullptr) {
+    const std::string help = "scatter: " + std::string(f.help) + " (default: " + common_scatter_format(f, common_scatter_get(f, defaults)) + ")";
+    if (f.kind == common_scatter_kind::FLAG) {
         add_opt(common_arg({names.flag.c_str()}, {names.no_flag.c_str()}, help, set_switch<I>)
                     .set_sampling().set_env(names.env.c_str()));
     } else {
@@ -103,17 +139,19 @@ void common_scatter_add_args(const std::function<void(common_arg)> & add_opt, co
         {"--scatter-preset"}, "NAME",
         string_format("scatter: set every --scatter-* value to a preset: %s (flags after it override it)", common_scatter_preset_names().c_str()),
         [](common_params & params, const std::string & value) {
-            if (!common_scatter_apply_preset(params.sampling, value)) {
-                throw std::invalid_argument("unknown scatter preset '" + value + "', expected one of: " + common_scatter_preset_names());
-            }
+            common_scatter_set_preset(params.sampling, common_json(value));
         }
     ).set_sampling().set_env("LLAMA_ARG_SCATTER_PRESET"));
     add_flags(add_opt, params.sampling.scatter.params, std::make_index_sequence<std::size(common_scatter_fields)>{});
 }
 
-bool common_scatter_apply_preset(common_params_sampling & params, const std::string & name) {
+void common_scatter_set_preset(common_params_sampling & params, const common_json & name) {
     // a name with a NUL inside is no preset, whatever precedes the NUL
-    return name.find('\0') == std::string::npos && llama_scatter_preset_params(name.c_str(), &params.scatter.params);
+    const bool known = name.is_string() && name.get<std::string>().find('\0') == std::string::npos &&
+                       llama_scatter_preset_params(name.get<std::string>().c_str(), &params.scatter.params);
+    if (!known) {
+        throw std::invalid_argument("unknown scatter preset " + common_scatter_json_shown(name) + ", expected one of: " + common_scatter_preset_names());
+    }
 }
 
 std::string common_scatter_preset_names() {
@@ -163,63 +201,42 @@ std::string common_scatter_json_shown(const common_json & value) {
     return text.size() <= 64 ? text : text.substr(0, 61) + "...";
 }
 
-namespace {
-
-[[noreturn]] void not_in_range(const char * what, const common_json & value, double lo, double hi) {
-    throw std::invalid_argument(string_format("expected %s in [%.10g, %.10g], got %s", what, lo, hi,
-                                              common_scatter_json_shown(value).c_str()));
-}
-
-// The number as a double, before any narrowing; a bool or any other type is rejected.
-double json_number(const char * what, const common_json & value, double lo, double hi) {
-    if (!value.is_number()) {
-        not_in_range(what, value, lo, hi);
-    }
-    const double v = value.get<double>();
-    if (!(v >= lo && v <= hi)) {
-        not_in_range(what, value, lo, hi);
-    }
-    return v;
-}
-
-} // namespace
-
 void common_scatter_json_set(const common_scatter_field & f, const common_json & value, llama_scatter_params & params) {
-    if (f.flag) {
+    if (f.kind == common_scatter_kind::FLAG) {
         if (!value.is_boolean()) {
             throw std::invalid_argument("expected true or false, got " + common_scatter_json_shown(value));
         }
-        params.*f.flag = value.get<bool>();
-    } else if (f.f32) {
-        params.*f.f32 = (float) json_number("a number", value, f.lo, f.hi);
-    } else {
-        const double v = json_number("an integer", value, f.lo, f.hi);
-        if (v != std::floor(v)) {
-            not_in_range("an integer", value, f.lo, f.hi);
-        }
-        params.*f.i32 = (int32_t) v;
+        common_scatter_set(f, params, value.get<bool>());
+        return;
     }
+    // another JSON type is NaN to the range rule: refused with the range
+    const double v = value.is_number() ? value.get<double>() : NAN;
+    common_scatter_set(f, params, common_scatter_check(f, v, common_scatter_json_shown(value)));
 }
 
 common_json common_scatter_json_get(const common_scatter_field & f, const llama_scatter_params & params) {
-    if (f.flag) {
-        return params.*f.flag;
+    const double v = common_scatter_get(f, params);
+    switch (f.kind) {
+        case common_scatter_kind::FLOAT: return v;
+        case common_scatter_kind::FLAG:  return v != 0.0;
+        default:                         return (int64_t) v;
     }
-    return f.f32 ? common_json(params.*f.f32) : common_json(params.*f.i32);
 }
 
 struct llama_sampler * common_scatter_init(const common_params_sampling & params) {
     llama_scatter_params scatter = params.scatter.params;
-    scatter.seed = params.seed;
+#define SCATTER_OWN(name, kind, lo, hi, help)
+#define SCATTER_SEED(name, kind, lo, hi, help) scatter.name = params.seed;
+#include "scatter-fields.def"
+#undef SCATTER_SEED
+#undef SCATTER_OWN
     return llama_sampler_init_scatter_params(&scatter);
 }
 
 std::string common_scatter_print(const common_params_sampling & params) {
     std::string line = "\t";
     for (const common_scatter_field & f : common_scatter_fields) {
-        line += std::string(line.size() > 1 ? ", " : "") + f.name + " = ";
-        const llama_scatter_params & s = params.scatter.params;
-        line += f.i32 ? std::to_string(s.*f.i32) : f.f32 ? string_format("%.3f", (double) (s.*f.f32)) : s.*f.flag ? "true" : "false";
+        line += std::string(line.size() > 1 ? ", " : "") + f.name + " = " + common_scatter_format(f, common_scatter_get(f, params.scatter.params));
     }
     return line;
 }

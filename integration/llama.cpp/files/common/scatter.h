@@ -34,47 +34,61 @@ struct common_scatter_sampling {
     bool backend = false;
 };
 
+// The type of a scatter parameter: INT is int32_t, FLOAT float, FLAG bool, SEED uint32_t.
+enum class common_scatter_kind { INT, FLOAT, FLAG, SEED };
+
 // One scatter parameter as the tools and llama-server expose it. This table is the only list of
 // them: the flag --scatter-<name> ('_' as '-'), its environment variable LLAMA_ARG_SCATTER_<NAME>,
-// the request field scatter_<name>, its echo in responses and /props, its part of the "sampler
-// params" line and its entry in the web UI are all made from it. Exactly one of the member
-// pointers is set. A number outside [lo, hi] is refused with the range (the library would clamp
-// it). The seed is not here: the tools' --seed and the server's seed field seed scatter.
+// the request field scatter_<name>, its echo in responses and /props and its part of the "sampler
+// params" line are all made from it. A value is read and written through common_scatter_get/set,
+// the one place that knows which C type a kind is.
 struct common_scatter_field {
     const char * name; // "scatter_k": the server field
-    int32_t llama_scatter_params::* i32;
-    float   llama_scatter_params::* f32;
-    bool    llama_scatter_params::* flag;
+    common_scatter_kind kind;
+    size_t offset;     // of the member in llama_scatter_params
     double lo;
     double hi;
     const char * help;
 };
 
-// The rows, help and ranges included, come from the library's own table of parameters
-// (scatter-core/src/fields.rs): `cargo test --test header` writes them into scatter-fields.def
-// and fails when the committed file differs.
-#define SCATTER_MEMBER_INT(name)   &llama_scatter_params::name, nullptr, nullptr
-#define SCATTER_MEMBER_FLOAT(name) nullptr, &llama_scatter_params::name, nullptr
-#define SCATTER_MEMBER_FLAG(name)  nullptr, nullptr, &llama_scatter_params::name
-#define SCATTER_FIELD(name, kind, lo, hi, help) {"scatter_" #name, SCATTER_MEMBER_##kind(name), lo, hi, help},
+// The rows, kinds, ranges and help included, are made from the library's own table of parameters
+// (scatter-core/src/fields.rs) into scatter-fields.def, one SCATTER_<TOOLS>(name, KIND, lo, hi,
+// help) a field. SCATTER_OWN rows are the fields above; a SCATTER_SEED row is set from llama.cpp's
+// sampling seed instead (common_scatter_init), as its dist and xtc samplers are.
+#define SCATTER_OWN(name, kind, lo, hi, help) \
+    {"scatter_" #name, common_scatter_kind::kind, offsetof(llama_scatter_params, name), lo, hi, help},
+#define SCATTER_SEED(name, kind, lo, hi, help)
 inline constexpr common_scatter_field common_scatter_fields[] = {
 #include "scatter-fields.def"
 };
-#undef SCATTER_FIELD
-#undef SCATTER_MEMBER_FLAG
-#undef SCATTER_MEMBER_FLOAT
-#undef SCATTER_MEMBER_INT
+#undef SCATTER_SEED
+#undef SCATTER_OWN
+
+// A field's value in params; every kind fits a double exactly.
+double common_scatter_get(const common_scatter_field & field, const llama_scatter_params & params);
+
+// Sets a field to a value common_scatter_check accepted.
+void common_scatter_set(const common_scatter_field & field, llama_scatter_params & params, double value);
+
+// The one range rule of the command line and llama-server: a number in [lo, hi] (NaN is not), and
+// a whole number for an integer kind (64.0 is 64, 64.5 is not). Returns value, or throws
+// std::invalid_argument "expected an integer in [0, 8], got <shown>" (shown: the value as given).
+double common_scatter_check(const common_scatter_field & field, double value, const std::string & shown);
+
+// A value as --help, the "sampler params" line and the logs show it: 64, 0.180, true.
+std::string common_scatter_format(const common_scatter_field & field, double value);
 
 // Adds --scatter-preset and one flag per row of common_scatter_fields through
 // common_params_parser_init's add_opt. The preset comes first, so that its environment variable is
 // applied before those of the single flags, which override it.
 void common_scatter_add_args(const std::function<void(common_arg)> & add_opt, const common_params & params);
 
-// Presets of the scatter SPEC, section 6, as the library defines them. A
-// preset sets every scatter parameter (those it does not name go back to
-// their defaults), so flags given after it override it. Returns false, and
-// changes nothing, for an unknown name.
-bool common_scatter_apply_preset(common_params_sampling & params, const std::string & name);
+// Presets of the scatter SPEC, section 6, as the library defines them. A preset sets every scatter
+// parameter (those it does not name go back to their defaults), so flags given after it override
+// it. A name that is not a preset's (not a string, or with a NUL inside) changes nothing and throws
+// std::invalid_argument "unknown scatter preset <the name as JSON>, expected one of: <names>", the
+// one message of the command line and the server.
+void common_scatter_set_preset(common_params_sampling & params, const common_json & name);
 
 // "subtle, creative, adaptive, collision, adaptive-absorb"
 std::string common_scatter_preset_names();
@@ -105,9 +119,8 @@ bool common_scatter_on_backend(const struct common_sampler * smpl);
 bool common_scatter_runs(const common_params_sampling & params);
 
 // Strict reading of a llama-server scatter_* request field into params: a value of another JSON
-// type (a bool is not 1), out of [lo, hi] (checked before any narrowing), or with a fraction in an
-// integer field (64.0 is 64) throws std::invalid_argument with the range and the value as sent,
-// shortened.
+// type (a bool is not 1) throws std::invalid_argument with the value as sent, shortened; a number
+// is held to common_scatter_check before any narrowing.
 void common_scatter_json_set(const common_scatter_field & field, const common_json & value, llama_scatter_params & params);
 
 // A field's value in params as JSON, for the echo of the settings.

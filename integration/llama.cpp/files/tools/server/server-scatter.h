@@ -19,10 +19,7 @@ inline void server_scatter_add_fields(const std::function<void(server_schema::fi
     add((new field_str("scatter_preset"))
         ->set_desc("Set every scatter_* value to a preset of the scatter library (the names are listed by --help under --scatter-preset, and by the error for an unknown one); scatter_* fields in the same request override it")
         ->set_handler([](field_eval_context & ctx, const json & data) {
-            const json & name = data.at("scatter_preset");
-            if (!name.is_string() || !common_scatter_apply_preset(ctx.params.sampling, name.get<std::string>())) {
-                throw std::invalid_argument("unknown scatter preset " + common_scatter_json_shown(name) + ", expected one of: " + common_scatter_preset_names());
-            }
+            common_scatter_set_preset(ctx.params.sampling, data.at("scatter_preset"));
         }));
 
     // The schema keeps pointers to the descriptions: made once, for the life of the process.

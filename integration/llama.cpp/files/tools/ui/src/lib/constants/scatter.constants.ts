@@ -1,8 +1,8 @@
 /**
  * llama-scatter: the scatter sampler in the Sampling settings and in the requests.
  *
- * The fields, their ranges, help texts and the preset names come from the tools' parameter table
- * and the library (scatter-table.generated.ts, written at build time by llama-scatter-ui-table).
+ * The fields, their ranges, help texts and the preset names come from the library's table of
+ * fields and its presets (scatter-table.generated.ts, made by scatter-core/src/made.rs).
  * Each number field is synced with the server's value from /props like the built-in ones, and is
  * sent only when the user set it: a preset chosen here is then not overridden by the server's
  * values of the other fields, and a cleared field leaves the server's own settings in force.
@@ -28,14 +28,14 @@ function label(name: string): string {
 /** The help text as the settings show it: HTML, so the table's "<=" is escaped. */
 function fieldHelp(field: ScatterField): string {
 	const rest =
-		field.kind === 'bool' ? '' : ` Accepted: ${field.min} to ${field.max}. Empty: the server's value.`;
+		field.kind === 'flag' ? '' : ` Accepted: ${field.min} to ${field.max}. Empty: the server's value.`;
 	const text = `Scatter: ${field.help}.${rest}`;
 
 	return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
 function fieldEntry(field: ScatterField): SettingsEntry {
-	if (field.kind === 'bool') {
+	if (field.kind === 'flag') {
 		return {
 			defaultValue: UNSET,
 			help: fieldHelp(field),
@@ -98,7 +98,7 @@ export function scatterRequestFields(values: object): Record<string, string | nu
 
 		if (!isSet(value)) continue;
 
-		fields[field.name] = field.kind === 'bool' ? value === true || value === 'true' : Number(value);
+		fields[field.name] = field.kind === 'flag' ? value === true || value === 'true' : Number(value);
 	}
 
 	return fields;
