@@ -5,8 +5,9 @@ library's presets and the server's values from /props; preset `creative` and str
 set and a chat message is sent: the request the page sent carries exactly those scatter fields,
 and the server ran scatter with them (/slots: the slot's last task). Cleared again, the page sends
 no scatter field and the server's own values apply; the Custom JSON path (`{"scatter_preset":
-"subtle"}`) works too. A screenshot of the settings, scatter fields set, is kept in
-$LLAMA_SCATTER_TEST_ARTIFACTS (ui-settings.png).
+"subtle"}`) works too. The model is README's, a chat model: a message gets a reply, not itself
+echoed. Screenshots of the settings, scatter fields set, and of the chat are kept in
+$LLAMA_SCATTER_TEST_ARTIFACTS (ui-settings.png, ui-chat.png).
 
 usage: test_ui.py BIN_DIR MODEL
 """
@@ -161,6 +162,24 @@ def custom_json_reaches_the_sampler(page):
     check_settings("Custom JSON subtle", settings, PRESET_FIELDS["subtle"])
 
 
+def the_demo_model_answers_as_a_chat(page):
+    """README's server command runs a chat model: a message gets a reply, not the message echoed
+    with the chat template's tokens (what a base model without a template answers)."""
+    question = "Write one sentence about the sea."
+    page.open_settings("Sampling")
+    page.page.locator("#max_tokens").fill("48")
+    page.save()
+    page.send(question)
+    page.page.screenshot(path=os.path.join(ARTIFACTS, "ui-chat.png"))
+    status, res = server.request(CHAT, {"messages": [{"role": "user", "content": question}], "max_tokens": 48,
+                                        "temperature": 0})
+    check(status == 200, f"{CHAT} -> {status}: {res}")
+    reply = res["choices"][0]["message"]["content"]
+    check(any(c.isalpha() for c in reply), f"no reply: {reply!r}")
+    check(not any(t in reply for t in ("<|im_end|>", "<|im_start|>", "<end_of_turn>")), f"template tokens in the reply: {reply!r}")
+    check(question.lower().rstrip(".") not in reply.lower(), f"the reply echoes the message: {reply!r}")
+
+
 server = Server(BIN, MODEL, ["--scatter-radius", str(SERVER_RADIUS), "--ctx-size", "2048"])
 try:
     server.wait_ready()
@@ -172,6 +191,7 @@ try:
             ("a preset and a strength set there reach the sampler", a_preset_and_a_strength_reach_the_sampler),
             ("cleared settings send no scatter field", cleared_settings_send_no_scatter_field),
             ("Custom JSON's scatter_preset reaches the sampler", custom_json_reaches_the_sampler),
+            ("the demo's model answers a message as a chat", the_demo_model_answers_as_a_chat),
         ]
         run_tests([(name, lambda fn=fn: in_page(fn, page)) for name, fn in tests])
 except (Failure, PlaywrightError) as e:

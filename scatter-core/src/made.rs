@@ -1,6 +1,7 @@
 //! The files made from the table of fields ([`crate::fields::FIELDS`]) and
 //! the presets, for the front ends that cannot read this crate: llama.cpp's
-//! tools, the web UI, the Python package, and the C header's caps. The
+//! tools, the web UI, the SillyTavern extension, the Python package, and the
+//! C header's caps. The
 //! library's test `made` compares each with its committed copy and
 //! rewrites them under `LLAMA_SCATTER_BLESS=1`; nothing else writes them.
 
@@ -40,7 +41,11 @@ pub fn files() -> Vec<File> {
         ),
         file(
             "integration/llama.cpp/files/tools/ui/src/lib/constants/scatter-table.generated.ts",
-            ui_table(),
+            js_table(true),
+        ),
+        file(
+            "integration/sillytavern/llama-scatter/fields.js",
+            js_table(false),
         ),
         file("python/llama_scatter/_fields.py", python_fields()),
         File {
@@ -114,22 +119,33 @@ fn js_string(text: &str) -> String {
     format!("'{}'", text.replace('\\', "\\\\").replace('\'', "\\'"))
 }
 
-/// The web UI's table: the preset names and the request fields.
-fn ui_table() -> String {
+/// The JavaScript table of the web UI (TypeScript, `typed`) and of the
+/// SillyTavern extension: the preset names and the request fields.
+fn js_table(typed: bool) -> String {
     let presets: Vec<String> = PRESETS
         .iter()
         .map(|p| js_string(&p.name.to_string_lossy()))
         .collect();
     let kinds: Vec<String> = Kind::ALL.iter().map(|k| js_string(k.name())).collect();
-    let mut out = format!(
-        "// {MADE}\n\n\
-         export const SCATTER_PRESETS: readonly string[] = [{}];\n\n\
-         export interface ScatterField {{\n\
-         \tname: string;\n\tkind: {};\n\tmin: number;\n\tmax: number;\n\thelp: string;\n}}\n\n\
-         export const SCATTER_FIELDS: readonly ScatterField[] = [\n",
-        presets.join(", "),
-        kinds.join(" | "),
-    );
+    let mut out = format!("// {MADE}\n\n");
+    if typed {
+        out += &format!(
+            "export const SCATTER_PRESETS: readonly string[] = [{}];\n\n\
+             export interface ScatterField {{\n\
+             \tname: string;\n\tkind: {};\n\tmin: number;\n\tmax: number;\n\thelp: string;\n}}\n\n\
+             export const SCATTER_FIELDS: readonly ScatterField[] = [\n",
+            presets.join(", "),
+            kinds.join(" | "),
+        );
+    } else {
+        out += &format!(
+            "export const SCATTER_PRESETS = [{}];\n\n\
+             /** The request fields: name, kind ({}), accepted range, help. */\n\
+             export const SCATTER_FIELDS = [\n",
+            presets.join(", "),
+            kinds.join(", "),
+        );
+    }
     for field in request_fields() {
         out += &format!(
             "\t{{ name: {}, kind: {}, min: {}, max: {}, help: {} }},\n",
