@@ -41,6 +41,11 @@ foreach(_pc llama-scatter llama-scatter-static)
     install(FILES "${PROJECT_BINARY_DIR}/${_pc}.pc" DESTINATION "${CMAKE_INSTALL_LIBDIR}/pkgconfig")
 endforeach()
 
+# The SillyTavern extension, for users of the installed llama-server (README: copied into SillyTavern's
+# extensions folder).
+install(DIRECTORY "${PROJECT_SOURCE_DIR}/integration/sillytavern/llama-scatter"
+    DESTINATION "${CMAKE_INSTALL_DATADIR}/llama-scatter/sillytavern")
+
 # The patched tools: llama.cpp's own rules install llama-server and mtmd;
 # the other two tools and the shared libraries the three link go here.
 if(LLAMA_SCATTER_TOOLS_BUILT)

@@ -67,7 +67,7 @@ def the_release_holds_what_a_user_needs():
     for path in [*(f"bin/{tool}" for tool in TOOLS), f"lib/libllama_scatter.so.{VERSION}", "lib/libllama_scatter.a",
                  "include/llama-scatter.h", "include/llama.h", "lib/cmake/llama_scatter/llama_scatterConfig.cmake",
                  "lib/pkgconfig/llama-scatter.pc", "lib/pkgconfig/llama.pc", "LICENSE", "LICENSE.llama.cpp",
-                 "README.md"]:
+                 "README.md", "share/llama-scatter/sillytavern/llama-scatter/manifest.json"]:
         check(os.path.exists(os.path.join(RELEASE, path)), f"the release has no {path}")
     variants = sorted(re.fullmatch(r"libggml-cpu-(.+)\.so", name).group(1)
                       for name in os.listdir(os.path.join(RELEASE, "bin")) if name.startswith("libggml-cpu-"))
