@@ -28,22 +28,18 @@ import urllib.request
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import sync_playwright
 
-from tools import DEFAULT_FIELDS, FIELDS, PRESET_FIELDS, PRESETS, Failure, Server, check, free_port, run_tests
+from browser import ARTIFACTS, check_settings, in_page, launch, scatter_fields
+from tools import (DEFAULT_FIELDS, FIELDS, PRESET_FIELDS, PRESETS, Failure, Server, check, free_port, run_tests,
+                   stop_process)
 
 if len(sys.argv) != 4:
     sys.exit(f"usage: {sys.argv[0]} BIN_DIR SILLYTAVERN_DIR MODEL")
 BIN, SILLYTAVERN, MODEL = sys.argv[1:]
 EXTENSION = os.path.join(os.path.dirname(__file__), "..", "sillytavern", "llama-scatter")
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-ARTIFACTS = os.environ.get("LLAMA_SCATTER_TEST_ARTIFACTS") or tempfile.mkdtemp()
 # A server-wide value, which the panel must show as the field's placeholder (read from /props).
 SERVER_RADIUS = 3.0
 
 
-def scatter_fields(body):
-    return {key: value for key, value in body.items() if key.startswith("scatter_")}
 
 
 class Recorder(http.server.ThreadingHTTPServer):
@@ -131,12 +127,7 @@ class SillyTavern:
         return self.log.read()[-3000:]
 
     def stop(self):
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        stop_process(self.proc)
         shutil.rmtree(self.data, ignore_errors=True)
 
 
@@ -189,7 +180,7 @@ class Page:
         if self.page.get_by_text("Temporary Chat").is_visible():
             self.page.get_by_text("Temporary Chat").click()
         before = len(recorder.bodies)
-        task = last_task()
+        task = server.last_task()
         self.page.fill("#send_textarea", text)
         self.page.locator("#send_textarea").press("Enter")
         deadline = time.monotonic() + 180
@@ -203,15 +194,8 @@ class Page:
         raise Failure(f"no answer to the chat message {text!r} within 180 s: {recorder.answers[-3:]}\n{server.tail()}")
 
 
-def last_task():
-    status, slots = server.request("/slots")
-    check(status == 200, f"/slots -> {status}")
-    return slots[0].get("id_task")
 
 
-def check_settings(what, settings, expected):
-    for name, value in expected.items():
-        check(abs(settings[name] - value) < 1e-6, f"{what}: the server ran {name} = {settings[name]}, expected {value}")
 
 
 def the_panel_shows_the_library_and_the_server(page):
@@ -289,11 +273,6 @@ def another_api_type_gets_no_scatter_field(page):
     check(not settings["scatter_enabled"], "scatter ran for text-generation-webui's request")
 
 
-def in_page(fn, page):
-    try:
-        fn(page)
-    except PlaywrightError as e:
-        raise Failure(str(e).splitlines()[0]) from e
 
 
 server = Server(BIN, MODEL, ["--scatter-radius", str(SERVER_RADIUS), "--ctx-size", "2048"])
@@ -303,7 +282,7 @@ try:
     server.wait_ready()
     tavern.wait_ready()
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        browser = launch(playwright)
         page = Page(browser)
         tests = [
             ("the panel shows the library's presets and fields and the server's values",

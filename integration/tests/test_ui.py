@@ -14,27 +14,20 @@ usage: test_ui.py BIN_DIR MODEL
 
 import json
 import os
-import tempfile
 import time
 
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import sync_playwright
 
+from browser import ARTIFACTS, check_settings, in_page, launch, scatter_fields
 from tools import DEFAULT_FIELDS, FIELDS, PRESET_FIELDS, PRESETS, Failure, Server, args, check, run_tests
 
 BIN, MODEL = args()
-CHROMIUM = "/usr/bin/chromium"
-# Headless, and nothing that reaches outside this machine (its connections would be refused).
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-ARTIFACTS = os.environ.get("LLAMA_SCATTER_TEST_ARTIFACTS") or tempfile.mkdtemp()
 # A server-wide value, which the settings must show as the field's default (synced from /props).
 SERVER_RADIUS = 3.0
 CHAT = "/v1/chat/completions"
 
 
-def scatter_fields(body):
-    return {key: value for key, value in body.items() if key.startswith("scatter_")}
 
 
 class Page:
@@ -79,7 +72,7 @@ class Page:
         """Sends a chat message; returns the request body the page sent and the slot's settings
         once the server has answered it."""
         before = len(self.sent)
-        task = last_task()
+        task = server.last_task()
         self.page.get_by_placeholder("Type a message...").fill(text)
         self.page.keyboard.press("Enter")
         deadline = time.monotonic() + 120
@@ -92,23 +85,10 @@ class Page:
         raise Failure(f"no answer to the chat message {text!r} within 120 s:\n{server.tail()}")
 
 
-def in_page(fn, page):
-    """fn(page), a browser error (an element not found in time) being a test failure."""
-    try:
-        fn(page)
-    except PlaywrightError as e:
-        raise Failure(str(e).splitlines()[0]) from e
 
 
-def last_task():
-    status, slots = server.request("/slots")
-    check(status == 200, f"/slots -> {status}")
-    return slots[0].get("id_task")
 
 
-def check_settings(what, settings, expected):
-    for name, value in expected.items():
-        check(abs(settings[name] - value) < 1e-6, f"{what}: the server ran {name} = {settings[name]}, expected {value}")
 
 
 def the_settings_show_scatter(page):
@@ -184,7 +164,7 @@ server = Server(BIN, MODEL, ["--scatter-radius", str(SERVER_RADIUS), "--ctx-size
 try:
     server.wait_ready()
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        browser = launch(playwright)
         page = Page(browser)
         tests = [
             ("the Sampling settings show scatter's presets and the server's values", the_settings_show_scatter),

@@ -168,13 +168,24 @@ class Server:
     def tail(self):
         return self.output()[-3000:]
 
+    def last_task(self):
+        """The id of the last task of the (one) slot."""
+        status, slots = self.request("/slots")
+        check(status == 200, f"/slots -> {status}")
+        return slots[0].get("id_task")
+
     def stop(self):
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        stop_process(self.proc)
+
+
+def stop_process(proc):
+    """Terminates proc, killed if it has not exited within 20 s."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 def run_tests(tests):
