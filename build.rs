@@ -46,6 +46,7 @@ fn main() {
         "LLAMA_CPP_LIB_DIR",
         "LLAMA_SCATTER_SONAME",
         "LLAMA_SCATTER_BUILD_RPATH",
+        "LLAMA_SCATTER_DEF",
         "LLAMA_SCATTER_UNLINKED",
     ] {
         println!("cargo:rerun-if-env-changed={var}");
@@ -117,6 +118,17 @@ fn main() {
         );
     }
     println!("cargo:rustc-link-lib=dylib=llama");
+
+    // Windows (the MinGW-w64 cross build, cmake/RustLibrary.cmake) has no soname or run path: the
+    // DLL is found beside the program. The linker writes the DLL's exports to LLAMA_SCATTER_DEF,
+    // from which dlltool makes the import library for MSVC.
+    if env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("windows") {
+        if let Some(def) = env::var_os("LLAMA_SCATTER_DEF") {
+            let def = def.to_str().expect("LLAMA_SCATTER_DEF is UTF-8");
+            println!("cargo:rustc-cdylib-link-arg=-Wl,--output-def,{def}");
+        }
+        return;
+    }
 
     // The soname (README "Versioning") is decided in one place,
     // cmake/RustLibrary.cmake, which passes it here; a plain `cargo build`

@@ -9,25 +9,30 @@ include(CMakePackageConfigHelpers)
 set(_cmake_dir "${CMAKE_INSTALL_LIBDIR}/cmake/llama_scatter")
 
 install(FILES "${PROJECT_SOURCE_DIR}/include/llama-scatter.h" DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
-install(FILES
-    "${LLAMA_SCATTER_SHARED}"
-    "${PROJECT_BINARY_DIR}/lib/${LLAMA_SCATTER_SONAME}"
-    "${PROJECT_BINARY_DIR}/lib/libllama_scatter.so"
-    DESTINATION "${CMAKE_INSTALL_LIBDIR}")
+if(WIN32)
+    # The DLL beside the programs (bin/, or the release's top folder); import libraries for MinGW and MSVC.
+    install(FILES "${LLAMA_SCATTER_SHARED}" DESTINATION "${CMAKE_INSTALL_BINDIR}")
+    install(FILES "${LLAMA_SCATTER_IMPLIB}" "${LLAMA_SCATTER_MSVC_IMPLIB}" DESTINATION "${CMAKE_INSTALL_LIBDIR}")
+else()
+    install(FILES
+        "${LLAMA_SCATTER_SHARED}"
+        "${PROJECT_BINARY_DIR}/lib/${LLAMA_SCATTER_SONAME}"
+        "${PROJECT_BINARY_DIR}/lib/libllama_scatter.so"
+        DESTINATION "${CMAKE_INSTALL_LIBDIR}")
+    # Installed, the library finds llama.cpp's libraries beside it: $ORIGIN only.
+    install(CODE "
+        file(RPATH_CHANGE FILE \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/${LLAMA_SCATTER_SHARED_FILE}\"
+             OLD_RPATH \"\$ORIGIN:$<TARGET_FILE_DIR:llama>\" NEW_RPATH \"\$ORIGIN\")")
+endif()
 if(TARGET llama_scatter_static)
     install(FILES "${LLAMA_SCATTER_STATIC}" DESTINATION "${CMAKE_INSTALL_LIBDIR}")
 endif()
-
-# Installed, the library finds llama.cpp's libraries beside it: $ORIGIN only.
-install(CODE "
-    file(RPATH_CHANGE FILE \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/${LLAMA_SCATTER_SHARED_FILE}\"
-         OLD_RPATH \"\$ORIGIN:$<TARGET_FILE_DIR:llama>\" NEW_RPATH \"\$ORIGIN\")")
 
 configure_package_config_file(
     "${PROJECT_SOURCE_DIR}/cmake/llama_scatterConfig.cmake.in"
     "${PROJECT_BINARY_DIR}/llama_scatterConfig.cmake"
     INSTALL_DESTINATION "${_cmake_dir}"
-    PATH_VARS CMAKE_INSTALL_INCLUDEDIR CMAKE_INSTALL_LIBDIR)
+    PATH_VARS CMAKE_INSTALL_INCLUDEDIR CMAKE_INSTALL_LIBDIR CMAKE_INSTALL_BINDIR)
 write_basic_package_version_file(
     "${PROJECT_BINARY_DIR}/llama_scatterConfigVersion.cmake"
     COMPATIBILITY ${LLAMA_SCATTER_COMPATIBILITY})

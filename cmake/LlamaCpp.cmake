@@ -249,7 +249,17 @@ set_property(CACHE LLAMA_SCATTER_AMX PROPERTY STRINGS AUTO ON OFF)
 if(NOT LLAMA_SCATTER_AMX MATCHES "^(AUTO|ON|OFF)$")
     message(FATAL_ERROR "LLAMA_SCATTER_AMX is AUTO, ON or OFF, not '${LLAMA_SCATTER_AMX}'")
 endif()
-if(LLAMA_SCATTER_AMX STREQUAL "AUTO")
+set(_x86 OFF)
+if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64|i[3-6]86)$")
+    set(_x86 ON)
+endif()
+if(LLAMA_SCATTER_AMX STREQUAL "AUTO" AND CMAKE_CROSSCOMPILING)
+    # The build machine's CPU says nothing of the machines a cross build runs on (and CMake's
+    # try_run would run the probe through the emulator): off, as in the release, where ggml would
+    # choose AMX from the CPU flags alone.
+    set(LLAMA_SCATTER_AMX_USED OFF)
+    set(_amx_why "cross-compiling for ${CMAKE_SYSTEM_NAME}: the probe would ask the build machine")
+elseif(LLAMA_SCATTER_AMX STREQUAL "AUTO")
     try_run(_amx_ran _amx_compiled SOURCES "${PROJECT_SOURCE_DIR}/cmake/amx-probe.cpp" NO_CACHE
         COMPILE_DEFINITIONS -O3 -march=native
         RUN_OUTPUT_VARIABLE _amx_report)
@@ -271,9 +281,29 @@ else()
 endif()
 if(LLAMA_SCATTER_AMX_USED)
     message(STATUS "AMX: llama.cpp's choice (${_amx_why})")
-else()
+elseif(_x86)
     message(STATUS "AMX: off, llama.cpp built with -mno-amx-* (${_amx_why})")
     add_compile_options(-mno-amx-tile -mno-amx-int8 -mno-amx-bf16)
+else()
+    message(STATUS "AMX: none on ${CMAKE_SYSTEM_PROCESSOR}")
+endif()
+
+# MinGW-w64 (the Windows release): headers older than v11 (Debian 12's) lack what ggml-cpu.c uses to
+# keep Windows 11 from parking its threads; cmake/windows/mingw-compat.h adds it to every C source.
+# MinGW's runtime DLLs, which llama.cpp's DLLs and programs import (C++, OpenMP, threads, GCC's
+# unwinder): where the cross compiler has them, for the release (beside its programs) and the tests
+# (on Wine's DLL path).
+if(MINGW)
+    add_compile_options("$<$<COMPILE_LANGUAGE:C>:SHELL:-include ${PROJECT_SOURCE_DIR}/cmake/windows/mingw-compat.h>")
+    set(LLAMA_SCATTER_MINGW_RUNTIME_DLLS "")
+    foreach(_runtime libstdc++-6.dll libgcc_s_seh-1.dll libgomp-1.dll libwinpthread-1.dll)
+        execute_process(COMMAND "${CMAKE_CXX_COMPILER}" -print-file-name=${_runtime}
+            OUTPUT_VARIABLE _path OUTPUT_STRIP_TRAILING_WHITESPACE)
+        if(NOT IS_ABSOLUTE "${_path}" OR NOT EXISTS "${_path}")
+            message(FATAL_ERROR "${CMAKE_CXX_COMPILER} does not know where ${_runtime} is (${_path})")
+        endif()
+        list(APPEND LLAMA_SCATTER_MINGW_RUNTIME_DLLS "${_path}")
+    endforeach()
 endif()
 
 # The portable release (README "Get it", DESIGN.md "The release"): llama.cpp's CPU backend as

@@ -1,10 +1,13 @@
-# The portable release (LLAMA_SCATTER_RELEASE, the `release` preset; DESIGN.md "The release"):
-# what `cmake --install` puts in a prefix, packed by cpack twice from one build:
+# The portable release (LLAMA_SCATTER_RELEASE, the `release` and `release-windows` presets; DESIGN.md
+# "The release"): what `cmake --install` puts in a prefix, packed by cpack. On Linux, twice from one build:
 #   llama-scatter-VERSION-bin-linux-x64.tar.gz  a relocatable folder (run paths from $ORIGIN)
 #   llama-scatter_VERSION_amd64.deb              the same folder as /opt/llama-scatter, its three
 #                                                tools linked into /usr/bin
 # and the tests that check both (packaging/tests/test_release.py) and the container image made
-# from the archive (packaging/Containerfile).
+# from the archive (packaging/Containerfile). For Windows (cross-built with MinGW-w64):
+#   llama-scatter-VERSION-bin-win-cpu-x64.zip    upstream's shape: the programs and every DLL they need
+#                                                at the top, import libraries in lib/, headers in include/
+# tested under Wine (packaging/tests/test_release_windows.py).
 
 # llama.cpp's llama.pc names the configured prefix; the release's, like ours, the folder it is in.
 install(CODE "
@@ -16,7 +19,12 @@ install(CODE "
     string(REGEX REPLACE \"(^|\\n)includedir=[^\\n]*\" \"\\\\1includedir=\\\${prefix}/${CMAKE_INSTALL_INCLUDEDIR}\" _text \"\${_text}\")
     file(WRITE \"\${_pc}\" \"\${_text}\")")
 
-install(FILES "${PROJECT_SOURCE_DIR}/packaging/README.md" "${PROJECT_SOURCE_DIR}/LICENSE" DESTINATION .)
+if(WIN32)
+    install(FILES "${PROJECT_SOURCE_DIR}/packaging/README-windows.md" DESTINATION . RENAME README.md)
+else()
+    install(FILES "${PROJECT_SOURCE_DIR}/packaging/README.md" DESTINATION .)
+endif()
+install(FILES "${PROJECT_SOURCE_DIR}/LICENSE" DESTINATION .)
 install(FILES "${_llama_tree}/LICENSE" DESTINATION . RENAME LICENSE.llama.cpp)
 
 set(CPACK_PACKAGE_NAME "llama-scatter")
@@ -26,10 +34,41 @@ set(CPACK_PACKAGE_VENDOR "llama-scatter")
 # "The Rust crates": no public URL), so a reserved, unreachable one stands in for it.
 set(CPACK_PACKAGE_CONTACT "llama-scatter maintainers <maintainers@llama-scatter.invalid>")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "llama.cpp's llama-server, llama-cli and llama-completion with the scatter sampler")
-set(CPACK_PACKAGE_FILE_NAME "llama-scatter-${PROJECT_VERSION}-bin-linux-x64")
 set(CPACK_PACKAGE_DIRECTORY "${PROJECT_BINARY_DIR}/packages")
 set(CPACK_STRIP_FILES ON)
 set(CPACK_THREADS 0)
+find_package(Python3 3.8 REQUIRED COMPONENTS Interpreter)
+add_test(NAME fetch_model COMMAND bash "${PROJECT_SOURCE_DIR}/scripts/fetch-model.sh")
+set_tests_properties(fetch_model PROPERTIES FIXTURES_SETUP model)
+list(JOIN LLAMA_SCATTER_CPU_VARIANTS " " _variant_words)
+
+if(WIN32)
+    # MinGW's runtime DLLs beside the programs (cmake/LlamaCpp.cmake): nothing to install on Windows.
+    install(FILES ${LLAMA_SCATTER_MINGW_RUNTIME_DLLS} DESTINATION "${CMAKE_INSTALL_BINDIR}")
+    # Their licences, as Debian's packages of the cross compiler state them (GCC's runtime
+    # exception; winpthreads' notices in mingw-w64's).
+    foreach(_doc gcc-mingw-w64-base mingw-w64-common)
+        if(NOT EXISTS "/usr/share/doc/${_doc}/copyright")
+            message(FATAL_ERROR "No /usr/share/doc/${_doc}/copyright: the Windows release is built with Debian's MinGW-w64 (scripts/install-prerequisites.sh windows)")
+        endif()
+        install(FILES "/usr/share/doc/${_doc}/copyright" DESTINATION . RENAME "LICENSE.${_doc}")
+    endforeach()
+    set(CPACK_PACKAGE_FILE_NAME "llama-scatter-${PROJECT_VERSION}-bin-win-cpu-x64")
+    set(CPACK_GENERATOR "ZIP")
+    set(CPACK_INCLUDE_TOPLEVEL_DIRECTORY OFF)
+    include(CPack)
+    enable_testing()
+    # The zip as a user meets it, under Wine; the model as a Windows path.
+    add_test(NAME release_zip COMMAND bash "${PROJECT_SOURCE_DIR}/scripts/with-model.sh"
+        "${Python3_EXECUTABLE}" "${PROJECT_SOURCE_DIR}/packaging/tests/test_release_windows.py"
+        "${CPACK_PACKAGE_DIRECTORY}/llama-scatter-${PROJECT_VERSION}-bin-win-cpu-x64.zip" "${CMAKE_OBJDUMP}")
+    set_tests_properties(release_zip PROPERTIES
+        FIXTURES_REQUIRED model RESOURCE_LOCK model_cpu TIMEOUT 900
+        ENVIRONMENT "LLAMA_SCATTER_CPU_VARIANTS=${_variant_words};LLAMA_SCATTER_WINE_DLLS=${PROJECT_BINARY_DIR}/c_tests/wine")
+    return()
+endif()
+
+set(CPACK_PACKAGE_FILE_NAME "llama-scatter-${PROJECT_VERSION}-bin-linux-x64")
 # The Debian package: its dependencies from dpkg-shlibdeps, its files under /opt/llama-scatter (none
 # collides with Debian's libllama0, libggml0 and llama.cpp-tools), its commands in /usr/bin through
 # update-alternatives, and a declared conflict with llama.cpp-tools, whose /usr/bin/llama-server
@@ -54,15 +93,11 @@ include(CPack)
 
 # The tests of what cpack made (they need `cpack` first: the release workflow runs it before them).
 enable_testing()
-find_package(Python3 3.8 REQUIRED COMPONENTS Interpreter)
 set(_release_test_args "${Python3_EXECUTABLE}" "${PROJECT_SOURCE_DIR}/packaging/tests/test_release.py"
     "${CPACK_PACKAGE_DIRECTORY}" "${PROJECT_VERSION}")
-add_test(NAME fetch_model COMMAND bash "${PROJECT_SOURCE_DIR}/scripts/fetch-model.sh")
-set_tests_properties(fetch_model PROPERTIES FIXTURES_SETUP model)
 add_test(NAME release_archive COMMAND bash "${PROJECT_SOURCE_DIR}/scripts/with-model.sh" ${_release_test_args} archive)
 add_test(NAME release_deb COMMAND bash "${PROJECT_SOURCE_DIR}/scripts/with-model.sh" ${_release_test_args} deb)
 add_test(NAME release_image COMMAND bash "${PROJECT_SOURCE_DIR}/scripts/with-model.sh" ${_release_test_args} image)
-list(JOIN LLAMA_SCATTER_CPU_VARIANTS " " _variant_words)
 set_tests_properties(release_archive release_deb release_image PROPERTIES
     FIXTURES_REQUIRED model RESOURCE_LOCK model_cpu TIMEOUT 900
     ENVIRONMENT "LLAMA_SCATTER_CPU_VARIANTS=${_variant_words}"

@@ -18,7 +18,6 @@ elseif(LLAMA_SCATTER_RUST_TESTS OR LLAMA_SCATTER_PYTHON OR LLAMA_SCATTER_HARDENI
 endif()
 
 set(LLAMA_SCATTER_CARGO_TARGET_DIR "${PROJECT_BINARY_DIR}/cargo")
-set(_cargo_out "${LLAMA_SCATTER_CARGO_TARGET_DIR}/release")
 set(_lib_dir "${PROJECT_BINARY_DIR}/lib")
 # Soname policy, here only (build.rs links with the soname it is given in
 # LLAMA_SCATTER_SONAME): .so.MAJOR, or .so.0.MINOR while the major version
@@ -30,10 +29,41 @@ else()
     set(LLAMA_SCATTER_ABI_VERSION "${PROJECT_VERSION_MAJOR}")
     set(LLAMA_SCATTER_COMPATIBILITY SameMajorVersion)
 endif()
-set(LLAMA_SCATTER_SONAME "libllama_scatter.so.${LLAMA_SCATTER_ABI_VERSION}")
-set(LLAMA_SCATTER_SHARED_FILE "libllama_scatter.so.${PROJECT_VERSION}")
-set(LLAMA_SCATTER_SHARED "${_lib_dir}/${LLAMA_SCATTER_SHARED_FILE}")
+
+# Cross-compiling (the Windows release: cmake/mingw-w64-x86_64.cmake), cargo builds for the Rust
+# target of the system CMake targets and links with CMake's C compiler. Windows has no soname: the
+# DLL, llama_scatter.dll, is found by name beside the program; programs link its import library,
+# libllama_scatter.dll.a for MinGW or llama_scatter.lib for MSVC, made by dlltool from the exports
+# the linker wrote (LLAMA_SCATTER_DEF, build.rs).
+set(LLAMA_SCATTER_RUST_TARGET "")
+if(CMAKE_CROSSCOMPILING)
+    if(NOT (WIN32 AND MINGW))
+        message(FATAL_ERROR "Cross-compiling, the Rust library is built for Windows with MinGW-w64 only "
+            "(cmake/mingw-w64-x86_64.cmake), not for ${CMAKE_SYSTEM_NAME} with ${CMAKE_C_COMPILER}")
+    endif()
+    set(LLAMA_SCATTER_RUST_TARGET "${CMAKE_SYSTEM_PROCESSOR}-pc-windows-gnu")
+endif()
+if(WIN32)
+    set(LLAMA_SCATTER_SHARED_FILE "llama_scatter.dll")
+    set(LLAMA_SCATTER_SHARED "${_lib_dir}/${LLAMA_SCATTER_SHARED_FILE}")
+    set(LLAMA_SCATTER_IMPLIB "${_lib_dir}/libllama_scatter.dll.a")
+    set(LLAMA_SCATTER_MSVC_IMPLIB "${_lib_dir}/llama_scatter.lib")
+    set(_cargo_shared llama_scatter.dll)
+    set(_def "${LLAMA_SCATTER_CARGO_TARGET_DIR}/llama_scatter.def")
+else()
+    set(LLAMA_SCATTER_SONAME "libllama_scatter.so.${LLAMA_SCATTER_ABI_VERSION}")
+    set(LLAMA_SCATTER_SHARED_FILE "libllama_scatter.so.${PROJECT_VERSION}")
+    set(LLAMA_SCATTER_SHARED "${_lib_dir}/${LLAMA_SCATTER_SHARED_FILE}")
+    set(_cargo_shared libllama_scatter.so)
+endif()
 set(LLAMA_SCATTER_STATIC "${_lib_dir}/libllama_scatter.a")
+if(LLAMA_SCATTER_RUST_TARGET)
+    set(_cargo_out "${LLAMA_SCATTER_CARGO_TARGET_DIR}/${LLAMA_SCATTER_RUST_TARGET}/release")
+    set(_cargo_target --target "${LLAMA_SCATTER_RUST_TARGET}")
+else()
+    set(_cargo_out "${LLAMA_SCATTER_CARGO_TARGET_DIR}/release")
+    set(_cargo_target "")
+endif()
 
 # Like llama.cpp's GGML_NATIVE (on by default), build for this machine's
 # CPU: the selection pass over a full vocabulary is load-bound and gains
@@ -53,9 +83,19 @@ set(LLAMA_SCATTER_BUILD_RPATH "$<TARGET_FILE_DIR:llama>")
 set(LLAMA_SCATTER_CARGO_ENV
     "LLAMA_CPP_SOURCE_DIR=${LLAMA_CPP_SOURCE_DIR}"
     "LLAMA_CPP_LIB_DIR=$<TARGET_FILE_DIR:llama>"
-    "CARGO_TARGET_DIR=${LLAMA_SCATTER_CARGO_TARGET_DIR}"
-    "LLAMA_SCATTER_SONAME=${LLAMA_SCATTER_SONAME}"
-    "LLAMA_SCATTER_BUILD_RPATH=${LLAMA_SCATTER_BUILD_RPATH}")
+    "CARGO_TARGET_DIR=${LLAMA_SCATTER_CARGO_TARGET_DIR}")
+if(WIN32)
+    list(APPEND LLAMA_SCATTER_CARGO_ENV "LLAMA_SCATTER_DEF=${_def}")
+else()
+    list(APPEND LLAMA_SCATTER_CARGO_ENV
+        "LLAMA_SCATTER_SONAME=${LLAMA_SCATTER_SONAME}"
+        "LLAMA_SCATTER_BUILD_RPATH=${LLAMA_SCATTER_BUILD_RPATH}")
+endif()
+if(LLAMA_SCATTER_RUST_TARGET)
+    string(TOUPPER "${LLAMA_SCATTER_RUST_TARGET}" _target_var)
+    string(REPLACE "-" "_" _target_var "${_target_var}")
+    list(APPEND LLAMA_SCATTER_CARGO_ENV "CARGO_TARGET_${_target_var}_LINKER=${CMAKE_C_COMPILER}")
+endif()
 # LLVM's own vector width for the CPU: forcing 512-bit vectors needs a
 # target feature rustc calls unstable (it warns on every build), and bought
 # nothing measurable (BENCHMARKS.md, "Vector width").
@@ -70,49 +110,69 @@ list(APPEND _rust_sources
     "${PROJECT_SOURCE_DIR}/Cargo.toml" "${PROJECT_SOURCE_DIR}/Cargo.lock"
     "${PROJECT_SOURCE_DIR}/scatter-core/Cargo.toml" "${PROJECT_SOURCE_DIR}/build.rs")
 
-set(_soname_links
-    COMMAND ${CMAKE_COMMAND} -E create_symlink "${LLAMA_SCATTER_SHARED_FILE}" "${_lib_dir}/${LLAMA_SCATTER_SONAME}"
-    COMMAND ${CMAKE_COMMAND} -E create_symlink "${LLAMA_SCATTER_SONAME}" "${_lib_dir}/libllama_scatter.so")
+if(WIN32)
+    if(LLAMA_SCATTER_PREBUILT)
+        message(FATAL_ERROR "LLAMA_SCATTER_PREBUILT takes a Linux libllama_scatter.so (the GPU bundle); a Windows build runs cargo")
+    endif()
+    # The DLL's imports for both linkers: MinGW's from the Rust linker, MSVC's from dlltool.
+    set(_outputs "${LLAMA_SCATTER_SHARED}" "${LLAMA_SCATTER_IMPLIB}" "${LLAMA_SCATTER_MSVC_IMPLIB}" "${LLAMA_SCATTER_STATIC}")
+    set(_platform_steps
+        COMMAND ${CMAKE_COMMAND} -E copy "${_cargo_out}/libllama_scatter.dll.a" "${LLAMA_SCATTER_IMPLIB}"
+        COMMAND "${CMAKE_DLLTOOL}" --input-def "${_def}" --dllname "${LLAMA_SCATTER_SHARED_FILE}"
+                --output-lib "${LLAMA_SCATTER_MSVC_IMPLIB}" --machine i386:x86-64)
+else()
+    set(_outputs "${LLAMA_SCATTER_SHARED}" "${LLAMA_SCATTER_STATIC}")
+    set(_platform_steps
+        COMMAND ${CMAKE_COMMAND} -E create_symlink "${LLAMA_SCATTER_SHARED_FILE}" "${_lib_dir}/${LLAMA_SCATTER_SONAME}"
+        COMMAND ${CMAKE_COMMAND} -E create_symlink "${LLAMA_SCATTER_SONAME}" "${_lib_dir}/libllama_scatter.so")
+endif()
 if(LLAMA_SCATTER_PREBUILT)
     add_custom_command(
         OUTPUT "${LLAMA_SCATTER_SHARED}"
         COMMAND ${CMAKE_COMMAND} -E make_directory "${_lib_dir}"
         COMMAND ${CMAKE_COMMAND} -E copy "${LLAMA_SCATTER_PREBUILT}" "${LLAMA_SCATTER_SHARED}"
-        ${_soname_links}
+        ${_platform_steps}
         DEPENDS "${LLAMA_SCATTER_PREBUILT}"
         COMMENT "Taking the prebuilt ${LLAMA_SCATTER_PREBUILT}")
     add_custom_target(llama_scatter_cargo ALL DEPENDS "${LLAMA_SCATTER_SHARED}")
 else()
     add_custom_command(
-        OUTPUT "${LLAMA_SCATTER_SHARED}" "${LLAMA_SCATTER_STATIC}"
+        OUTPUT ${_outputs}
         COMMAND ${CMAKE_COMMAND} -E env ${LLAMA_SCATTER_CARGO_ENV}
-                "${CARGO_EXECUTABLE}" build --release --locked -p llama-scatter
+                "${CARGO_EXECUTABLE}" build --release --locked -p llama-scatter ${_cargo_target}
                 --manifest-path "${PROJECT_SOURCE_DIR}/Cargo.toml"
         COMMAND ${CMAKE_COMMAND} -E make_directory "${_lib_dir}"
-        COMMAND ${CMAKE_COMMAND} -E copy "${_cargo_out}/libllama_scatter.so" "${LLAMA_SCATTER_SHARED}"
+        COMMAND ${CMAKE_COMMAND} -E copy "${_cargo_out}/${_cargo_shared}" "${LLAMA_SCATTER_SHARED}"
         COMMAND ${CMAKE_COMMAND} -E copy "${_cargo_out}/libllama_scatter.a" "${LLAMA_SCATTER_STATIC}"
-        ${_soname_links}
+        ${_platform_steps}
         DEPENDS ${_rust_sources} llama "$<TARGET_FILE:llama>"
         WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}"
         COMMENT "Building the Rust library llama_scatter with cargo"
         USES_TERMINAL)
-    add_custom_target(llama_scatter_cargo ALL
-        DEPENDS "${LLAMA_SCATTER_SHARED}" "${LLAMA_SCATTER_STATIC}")
+    add_custom_target(llama_scatter_cargo ALL DEPENDS ${_outputs})
 endif()
 
 add_library(llama_scatter SHARED IMPORTED GLOBAL)
 set_target_properties(llama_scatter PROPERTIES
     IMPORTED_LOCATION "${LLAMA_SCATTER_SHARED}"
-    IMPORTED_SONAME "${LLAMA_SCATTER_SONAME}"
     INTERFACE_INCLUDE_DIRECTORIES "${PROJECT_SOURCE_DIR}/include"
     INTERFACE_LINK_LIBRARIES llama)
+if(WIN32)
+    set_target_properties(llama_scatter PROPERTIES IMPORTED_IMPLIB "${LLAMA_SCATTER_IMPLIB}")
+else()
+    set_target_properties(llama_scatter PROPERTIES IMPORTED_SONAME "${LLAMA_SCATTER_SONAME}")
+endif()
 add_dependencies(llama_scatter llama_scatter_cargo)
 add_library(llama_scatter::llama_scatter ALIAS llama_scatter)
 
 # A Rust staticlib carries the Rust standard library, which needs these
-# system libraries (cargo's "native-static-libs" list on Linux).
+# system libraries (cargo's "native-static-libs" list for the target).
 # One list, for the CMake targets and (as -l flags) the pkg-config files.
-set(LLAMA_SCATTER_STATIC_SYSTEM_LIBS pthread ${CMAKE_DL_LIBS} m gcc_s util rt)
+if(WIN32)
+    set(LLAMA_SCATTER_STATIC_SYSTEM_LIBS kernel32 ntdll userenv ws2_32 dbghelp)
+else()
+    set(LLAMA_SCATTER_STATIC_SYSTEM_LIBS pthread ${CMAKE_DL_LIBS} m gcc_s util rt)
+endif()
 if(NOT LLAMA_HAS_SAMPLER_INIT)
     # The C++ shim of src/ffi/compat.rs uses operator new.
     list(APPEND LLAMA_SCATTER_STATIC_SYSTEM_LIBS stdc++)

@@ -19,6 +19,10 @@
 #              Debian 13's libvulkan-dev into .deps/vulkan-headers, not installed
 #   release    the release's tests (packaging/tests/test_release.py): podman with runc to build and run
 #              packaging/Containerfile, mmdebstrap for its Debian base image (no registry is needed)
+#   windows    the `release-windows` workflow: MinGW-w64's cross compiler with POSIX threads (GCC 12,
+#              what llama.cpp's std::thread needs), Wine 8 to run its tests (wine64; its program is in
+#              /usr/lib/wine, scripts/wine-run.sh finds it), and Rust's x86_64-pc-windows-gnu target
+#              (rustup target add, where rustup is)
 #   all        every group (what .ci/run installs)
 # The Rust toolchain is not installed here: rustup (the README's first commands).
 # Installed packages are skipped, so a second run costs seconds.
@@ -35,12 +39,13 @@ build_packages=(cmake ninja-build build-essential clang libclang-dev pkg-config 
 browser_packages=(chromium fonts-liberation)
 hardening_packages=(valgrind)
 release_packages=(podman runc mmdebstrap)
+windows_packages=(g++-mingw-w64-x86-64-posix gcc-mingw-w64-x86-64-posix wine64)
 vulkan_packages=(glslc libvulkan1 libvulkan-dev spirv-headers vulkan-tools)
 cargo_fuzz_version=0.13.2
 
 groups=("$@")
 [ ${#groups[@]} -gt 0 ] || groups=(build)
-[ "${groups[*]}" != all ] || groups=(build browser hardening vulkan release)
+[ "${groups[*]}" != all ] || groups=(build browser hardening vulkan release windows)
 
 updated=false
 apt_install() {
@@ -100,6 +105,14 @@ for group in "${groups[@]}"; do
       ;;
     vulkan) install_vulkan ;;
     release) apt_install "${release_packages[@]}" ;;
-    *) echo "install-prerequisites.sh: unknown group '$group' (build, browser, hardening, vulkan, release, all)" >&2; exit 2 ;;
+    windows)
+      apt_install "${windows_packages[@]}"
+      if command -v rustup >/dev/null; then
+        rustup target add x86_64-pc-windows-gnu
+      else
+        echo "note: no rustup on the PATH here (sudo's?): as the user who builds, run: rustup target add x86_64-pc-windows-gnu"
+      fi
+      ;;
+    *) echo "install-prerequisites.sh: unknown group '$group' (build, browser, hardening, vulkan, release, windows, all)" >&2; exit 2 ;;
   esac
 done

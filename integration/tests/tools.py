@@ -55,12 +55,17 @@ def _library_presets():
     return fields(lib.llama_scatter_default_params()), presets
 
 
-# The server fields at their defaults, every preset's fields, and the presets
-# that leave the ranking (hence greedy decoding) untouched: all but those
-# with absorption, which may reorder.
-DEFAULT_FIELDS, PRESET_FIELDS = _library_presets()
-PRESETS = list(PRESET_FIELDS)
-RANK_PRESERVING = [name for name, fields in PRESET_FIELDS.items() if fields["scatter_absorption"] == 0.0]
+def __getattr__(name):
+    """DEFAULT_FIELDS, PRESET_FIELDS, PRESETS, RANK_PRESERVING: the server fields at their defaults,
+    every preset's fields, and the presets that leave the ranking (hence greedy decoding) untouched
+    (all but those with absorption, which may reorder). Read from the library when a test first
+    imports one: a test of tools it cannot load here (the Windows release, under Wine) imports none."""
+    if name not in ("DEFAULT_FIELDS", "PRESET_FIELDS", "PRESETS", "RANK_PRESERVING"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    defaults, presets = _library_presets()
+    globals().update(DEFAULT_FIELDS=defaults, PRESET_FIELDS=presets, PRESETS=list(presets),
+                     RANK_PRESERVING=[n for n, fields in presets.items() if fields["scatter_absorption"] == 0.0])
+    return globals()[name]
 
 PROMPTS = [
     "The old lighthouse keeper opened the door and",
