@@ -31,6 +31,12 @@ if [ ! -f "$WINEPREFIX/system.reg" ]; then
     fi
   ) 9>"$WINEPREFIX.lock"
 fi
+# One Wine session for a run of programs, started apart from the caller's output: a wineserver that
+# stays 30 s after its last program (one that stops as a program starts fails it with "wine client
+# error: recvmsg: Connection reset by peer"), and Wine's own services (services.exe and the rest, which
+# otherwise start with the first program and hold its caller's pipes until the wineserver exits).
+"$wineserver" -p30 </dev/null >/dev/null 2>&1 || true
+"$wine" wineboot </dev/null >/dev/null 2>&1 || true
 if [ -n "${LLAMA_SCATTER_WINE_DLLS:-}" ]; then
   IFS=: read -r -a dirs <<<"$LLAMA_SCATTER_WINE_DLLS"
   path=""
