@@ -237,6 +237,12 @@ bool llama_scatter_params_enabled(const struct llama_scatter_params *params);
 // `LLAMA_SCATTER_VERSION_STRING` to detect a header/library mismatch.
 const char *llama_scatter_version(void);
 
+// The build of apply's arithmetic this process runs: `"x86-64-v3"` (on an
+// x86-64 CPU with AVX2, FMA and the rest of that level, unless
+// `LLAMA_SCATTER_KERNELS=baseline`) or `"baseline"` (what the library was
+// compiled for). A static string; never NULL.
+const char *llama_scatter_kernels(void);
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif  // __cplusplus

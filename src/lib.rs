@@ -15,6 +15,7 @@
 
 mod ffi;
 
+pub use ffi::kernels::llama_scatter_kernels;
 pub use ffi::limits::*;
 pub use ffi::params::{
     llama_scatter_default_params, llama_scatter_params_enabled, llama_scatter_preset_name,

@@ -12,6 +12,7 @@
 //! rounded to f32 in the end, and apply enforces the order of what it
 //! writes exactly, so an ulp here can never reorder tokens.
 
+use crate::isa::Isa;
 use std::f64::consts::{LN_2, LOG2_E, SQRT_2};
 
 /// `1.5·2^52`: adding it rounds a double of magnitude below 2^51 to an
@@ -30,7 +31,7 @@ pub(crate) const EXP_FLOOR: f64 = -746.0;
 /// Arguments below [`EXP_FLOOR`], where the result rounds to 0 anyway,
 /// are clamped there; NaN is not an input apply can produce.
 #[inline(always)]
-pub(crate) fn exp_nonpositive(x: f64) -> f64 {
+pub(crate) fn exp_nonpositive<I: Isa>(x: f64) -> f64 {
     let x = x.max(EXP_FLOOR);
     let shifted = x * LOG2_E + SHIFTER;
     let k = shifted - SHIFTER;
@@ -38,7 +39,7 @@ pub(crate) fn exp_nonpositive(x: f64) -> f64 {
     // Taylor series of e^r on |r| <= ln2/2 (the 14th term is below 2^-57),
     // as 1 + (r + r²·P(r)): the large terms are added last, each once, so
     // the result stays within an ulp or so of exact.
-    let tail = estrin(
+    let tail = estrin::<I, 12>(
         [
             0.5,
             1.0 / 6.0,
@@ -69,7 +70,7 @@ pub(crate) fn exp_nonpositive(x: f64) -> f64 {
 /// a chain of one per coefficient. A typical medium fits in one vector, so
 /// apply waits on that chain's latency.
 #[inline(always)]
-fn estrin<const N: usize>(mut terms: [f64; N], x: f64) -> f64 {
+fn estrin<I: Isa, const N: usize>(mut terms: [f64; N], x: f64) -> f64 {
     let mut len = N;
     let mut power = x;
     while len > 1 {
@@ -80,29 +81,12 @@ fn estrin<const N: usize>(mut terms: [f64; N], x: f64) -> f64 {
             } else {
                 0.0
             };
-            terms[i] = mul_add(high, power, terms[2 * i]);
+            terms[i] = I::mul_add(high, power, terms[2 * i]);
         }
         len = half;
         power *= power;
     }
     terms[0]
-}
-
-/// `a·b + c`: one fused multiply-add (a single rounding) where the target
-/// has the instruction (faster: BENCHMARKS.md), else a multiply and an add, because
-/// `f64::mul_add` without the instruction is a call into libm. A build with
-/// FMA and one without can therefore differ in the last bit of an f64
-/// here, below what rounding to f32 keeps.
-#[inline(always)]
-fn mul_add(a: f64, b: f64, c: f64) -> f64 {
-    #[cfg(target_feature = "fma")]
-    {
-        a.mul_add(b, c)
-    }
-    #[cfg(not(target_feature = "fma"))]
-    {
-        a * b + c
-    }
 }
 
 /// `2^k` for `-1022 <= k <= 1023`.
@@ -114,7 +98,7 @@ fn pow2(k: i32) -> f64 {
 /// `ln x` for a positive normal finite `x` (write-back arguments are at
 /// least ε = 1e-10).
 #[inline(always)]
-pub(crate) fn ln_normal(x: f64) -> f64 {
+pub(crate) fn ln_normal<I: Isa>(x: f64) -> f64 {
     let bits = x.to_bits();
     let exponent = ((bits >> 52) & 0x7ff) as i32 - 1023;
     let mantissa = f64::from_bits((bits & ((1 << 52) - 1)) | (1023 << 52));
@@ -132,7 +116,7 @@ pub(crate) fn ln_normal(x: f64) -> f64 {
     // is exact (m − 1 is, for m in [√2/2, √2)) and the rest is of order f²,
     // so its rounding moves the result by well under an ulp. The term of r
     // for n = 11 is below 2^-57 of it.
-    let r = z * estrin(
+    let r = z * estrin::<I, 10>(
         [
             2.0 / 3.0,
             2.0 / 5.0,
@@ -156,11 +140,11 @@ pub(crate) fn ln_normal(x: f64) -> f64 {
 /// normal range first (absorption takes the logarithm of probabilities
 /// that may have underflowed). Branch-free, like the others.
 #[inline(always)]
-pub(crate) fn ln_nonnegative(x: f64) -> f64 {
+pub(crate) fn ln_nonnegative<I: Isa>(x: f64) -> f64 {
     const TWO_POW_54: f64 = 18_014_398_509_481_984.0;
     let tiny = x < f64::MIN_POSITIVE;
-    let ln =
-        ln_normal(if tiny { x * TWO_POW_54 } else { x }) - if tiny { 54.0 * LN_2 } else { 0.0 };
+    let ln = ln_normal::<I>(if tiny { x * TWO_POW_54 } else { x })
+        - if tiny { 54.0 * LN_2 } else { 0.0 };
     if x == 0.0 {
         f64::NEG_INFINITY
     } else {
@@ -171,6 +155,7 @@ pub(crate) fn ln_nonnegative(x: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::isa::Baseline;
     use proptest::prelude::*;
 
     /// Distance in units in the last place, for finite doubles of one sign.
@@ -180,18 +165,18 @@ mod tests {
 
     #[test]
     fn exp_edges() {
-        assert_eq!(exp_nonpositive(0.0), 1.0);
-        assert_eq!(exp_nonpositive(-0.0), 1.0);
-        assert_eq!(exp_nonpositive(-800.0), 0.0);
-        assert_eq!(exp_nonpositive(f64::MIN), 0.0);
+        assert_eq!(exp_nonpositive::<Baseline>(0.0), 1.0);
+        assert_eq!(exp_nonpositive::<Baseline>(-0.0), 1.0);
+        assert_eq!(exp_nonpositive::<Baseline>(-800.0), 0.0);
+        assert_eq!(exp_nonpositive::<Baseline>(f64::MIN), 0.0);
         // The softmax pads with the floor and counts its terms as 0.
-        assert_eq!(exp_nonpositive(EXP_FLOOR), 0.0);
-        assert_eq!(exp_nonpositive(-745.2), 0.0);
+        assert_eq!(exp_nonpositive::<Baseline>(EXP_FLOOR), 0.0);
+        assert_eq!(exp_nonpositive::<Baseline>(-745.2), 0.0);
         assert!(
-            exp_nonpositive(-745.0) > 0.0,
+            exp_nonpositive::<Baseline>(-745.0) > 0.0,
             "the smallest subnormal survives"
         );
-        assert!(ulps(exp_nonpositive(-708.5), (-708.5f64).exp()) <= 2);
+        assert!(ulps(exp_nonpositive::<Baseline>(-708.5), (-708.5f64).exp()) <= 2);
     }
 
     #[test]
@@ -203,8 +188,8 @@ mod tests {
 
     #[test]
     fn ln_edges() {
-        assert_eq!(ln_normal(1.0), 0.0);
-        assert_eq!(ln_normal(2.0), LN_2);
+        assert_eq!(ln_normal::<Baseline>(1.0), 0.0);
+        assert_eq!(ln_normal::<Baseline>(2.0), LN_2);
         for x in [
             1e-10,
             0.5,
@@ -213,13 +198,13 @@ mod tests {
             f64::MAX,
             1.0 - f64::EPSILON / 2.0,
         ] {
-            assert!(ulps(ln_normal(x), x.ln()) <= 2, "{x}");
+            assert!(ulps(ln_normal::<Baseline>(x), x.ln()) <= 2, "{x}");
         }
     }
 
     #[test]
     fn ln_of_zero_and_subnormals() {
-        assert_eq!(ln_nonnegative(0.0), f64::NEG_INFINITY);
+        assert_eq!(ln_nonnegative::<Baseline>(0.0), f64::NEG_INFINITY);
         for x in [
             f64::from_bits(1),
             1e-310,
@@ -227,15 +212,22 @@ mod tests {
             f64::MIN_POSITIVE,
             0.25,
         ] {
-            assert!(ulps(ln_nonnegative(x), x.ln()) <= 2, "{x}");
+            assert!(ulps(ln_nonnegative::<Baseline>(x), x.ln()) <= 2, "{x}");
         }
     }
 
     /// A fixed sweep of 200,000 points per function over the domains apply
-    /// uses: within one ulp of the standard library everywhere on it.
+    /// uses: within one ulp of the standard library everywhere on it, with
+    /// the multiply-adds of each instruction set.
     #[test]
     #[cfg_attr(miri, ignore = "200,000 points per function: slow under Miri")]
     fn within_one_ulp_on_a_fixed_sweep() {
+        sweep::<Baseline>();
+        #[cfg(target_arch = "x86_64")]
+        sweep::<crate::isa::X86V3>();
+    }
+
+    fn sweep<I: Isa>() {
         let mut state = 1u64;
         for _ in 0..200_000 {
             state = state
@@ -243,9 +235,9 @@ mod tests {
                 .wrapping_add(1_442_695_040_888_963_407);
             let t = (state >> 11) as f64 / (1u64 << 53) as f64;
             let x = -708.0 * t;
-            assert!(ulps(exp_nonpositive(x), x.exp()) <= 1, "exp({x})");
+            assert!(ulps(exp_nonpositive::<I>(x), x.exp()) <= 1, "exp({x})");
             for y in [1e-10f64.powf(t), 0.5 + t] {
-                assert!(ulps(ln_normal(y), y.ln()) <= 1, "ln({y})");
+                assert!(ulps(ln_normal::<I>(y), y.ln()) <= 1, "ln({y})");
             }
         }
     }
@@ -254,29 +246,29 @@ mod tests {
         #[test]
         fn ln_nonnegative_within_two_ulp_on_subnormals(bits in 1u64..(1 << 52)) {
             let x = f64::from_bits(bits);
-            prop_assert!(ulps(ln_nonnegative(x), x.ln()) <= 2);
+            prop_assert!(ulps(ln_nonnegative::<Baseline>(x), x.ln()) <= 2);
         }
 
 
         #[test]
         fn exp_within_two_ulp(x in -708.0f64..=0.0) {
-            prop_assert!(ulps(exp_nonpositive(x), x.exp()) <= 2);
+            prop_assert!(ulps(exp_nonpositive::<Baseline>(x), x.exp()) <= 2);
         }
 
         #[test]
         fn exp_subnormal_results_are_close(x in -745.0f64..-708.0) {
-            let (a, b) = (exp_nonpositive(x), x.exp());
+            let (a, b) = (exp_nonpositive::<Baseline>(x), x.exp());
             prop_assert!((a - b).abs() <= 4.0 * f64::from_bits(1));
         }
 
         #[test]
         fn ln_within_two_ulp(x in f64::MIN_POSITIVE..f64::MAX) {
-            prop_assert!(ulps(ln_normal(x), x.ln()) <= 2);
+            prop_assert!(ulps(ln_normal::<Baseline>(x), x.ln()) <= 2);
         }
 
         #[test]
         fn ln_within_two_ulp_on_probabilities(x in 1e-10f64..=1.0) {
-            prop_assert!(ulps(ln_normal(x), x.ln()) <= 2);
+            prop_assert!(ulps(ln_normal::<Baseline>(x), x.ln()) <= 2);
         }
     }
 }

@@ -46,6 +46,7 @@ impl RankKernel {
 
     /// `q = (D⁻¹K)^steps p`: `steps` passes of
     /// `q_i = Σ_j K_ij p_j / Σ_j K_ij` over the ranks of `p`.
+    #[inline(always)]
     pub(crate) fn smooth<'a>(&self, p: &[f64], steps: u32, s: &'a mut Smoothing) -> &'a [f64] {
         let m = p.len();
         let reach = (self.weights.len() - 1).min(m.saturating_sub(1));
@@ -70,6 +71,7 @@ impl RankKernel {
     /// `Σ_j K_ij` over the m ranks of a medium, `reach` capped at m − 1:
     /// the distances to both ends, each side's weights from the prefix
     /// sums, the centre (weight 1) counted once.
+    #[inline(always)]
     fn row_sum(&self, i: usize, m: usize, reach: usize) -> f64 {
         self.cumulative[i.min(reach)] + self.cumulative[(m - 1 - i).min(reach)] - 1.0
     }
@@ -81,6 +83,7 @@ impl RankKernel {
     /// over blocks and no table lookups. This is the code that runs after
     /// `top_p`/`min_p`, right after a model evaluation has evicted the
     /// caches, where every code line is a miss.
+    #[inline(always)]
     pub(crate) fn smooth_short(
         &self,
         p: &[f64; MAX_SHORT_MEDIUM],
@@ -104,6 +107,7 @@ impl RankKernel {
     /// weights shifted by j, so each term is a broadcast times a
     /// permutation of [`Self::near`] (constant indices: the permutations
     /// are known when this is compiled).
+    #[inline(always)]
     fn product_short(&self, x: &[f64; MAX_SHORT_MEDIUM]) -> [f64; MAX_SHORT_MEDIUM] {
         let mut y = [0.0; MAX_SHORT_MEDIUM];
         for (j, &xj) in x.iter().enumerate() {
@@ -124,6 +128,7 @@ impl RankKernel {
     /// pipelines; the zero padding stands in for the truncated rows at the
     /// edges, so no lane needs a bounds test. Larger weights are added
     /// first, which also keeps the rounding small.
+    #[inline(always)]
     fn pass(&self, src: &[f64], rows: &[f64], out: &mut [f64], reach: usize) {
         let weights = &self.weights[..=reach];
         for (block, out) in out.chunks_mut(PASS_BLOCK).enumerate() {

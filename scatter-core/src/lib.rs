@@ -42,6 +42,7 @@ mod expln;
 pub mod fields;
 mod gate;
 mod history;
+mod isa;
 mod kernel;
 mod lanes;
 #[cfg(feature = "made")]

@@ -4,6 +4,9 @@ use crate::candidate::PROBABILITY_FLOOR;
 use crate::expln::{exp_nonpositive, ln_nonnegative, ln_normal, EXP_FLOOR};
 use crate::gate::CollisionGate;
 use crate::history::History;
+#[cfg(target_arch = "x86_64")]
+use crate::isa::X86V3;
+use crate::isa::{Baseline, Isa};
 use crate::kernel::{RankKernel, Smoothing, MAX_SHORT_MEDIUM};
 use crate::lanes::{map_lanes, VECTOR_LANES};
 use crate::medium::Medium;
@@ -192,11 +195,55 @@ impl Scatter {
     /// flag is given — on one code page (BENCHMARKS.md, "End to end").
     #[inline(always)]
     pub fn apply(&mut self, candidates: &mut [TokenData]) -> Outcome {
+        self.apply_with(candidates, Active::scatter)
+    }
+
+    /// [`Self::apply`] compiled for x86-64-v3 (AVX2, FMA, BMI1/2, F16C,
+    /// LZCNT, MOVBE), for a build that targets less (the portable one):
+    /// what the C library runs where [`Self::runs_x86_64_v3`] (DESIGN.md,
+    /// "Kernels chosen at run time"). Its results are apply's but for the
+    /// rounding of its fused multiply-adds (the last bit of an f64, at most
+    /// one f32 ulp as written); the order written is exact in both.
+    ///
+    /// # Safety
+    /// Outside code compiled for these features, call it only where
+    /// [`Self::runs_x86_64_v3`]: on another CPU it may stop at an illegal
+    /// instruction.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx,avx2,bmi1,bmi2,f16c,fma,lzcnt,movbe,popcnt")]
+    pub fn apply_x86_64_v3(&mut self, candidates: &mut [TokenData]) -> Outcome {
+        self.apply_with(candidates, |active, candidates| {
+            active.scatter_with::<X86V3>(candidates)
+        })
+    }
+
+    /// Whether this CPU has every feature [`Self::apply_x86_64_v3`] is
+    /// compiled for (CPUID, read once by the standard library).
+    #[cfg(target_arch = "x86_64")]
+    pub fn runs_x86_64_v3() -> bool {
+        is_x86_feature_detected!("avx")
+            && is_x86_feature_detected!("avx2")
+            && is_x86_feature_detected!("bmi1")
+            && is_x86_feature_detected!("bmi2")
+            && is_x86_feature_detected!("f16c")
+            && is_x86_feature_detected!("fma")
+            && is_x86_feature_detected!("lzcnt")
+            && is_x86_feature_detected!("movbe")
+            && is_x86_feature_detected!("popcnt")
+    }
+
+    /// The collision gate, then `scatter` on an active sampler.
+    #[inline(always)]
+    fn apply_with(
+        &mut self,
+        candidates: &mut [TokenData],
+        scatter: impl FnOnce(&mut Active, &mut [TokenData]) -> Outcome,
+    ) -> Outcome {
         if !self.draw_gate() {
             return Outcome::Untouched;
         }
         match &mut self.active {
-            Some(a) => a.scatter(candidates),
+            Some(a) => scatter(a, candidates),
             None => Outcome::Untouched,
         }
     }
@@ -234,6 +281,14 @@ impl Active {
     /// stays small.
     #[inline(never)]
     fn scatter(&mut self, candidates: &mut [TokenData]) -> Outcome {
+        self.scatter_with::<Baseline>(candidates)
+    }
+
+    /// The scattering, compiled into its caller for the caller's
+    /// instruction set `I`: every step below it that computes is
+    /// `#[inline(always)]` (see [`crate::isa`]).
+    #[inline(always)]
+    fn scatter_with<I: Isa>(&mut self, candidates: &mut [TokenData]) -> Outcome {
         #[cfg(feature = "check-reference")]
         let check = crate::check::Check::before(&self.config, candidates, &self.history);
         let medium = &mut self.scratch.medium;
@@ -241,8 +296,8 @@ impl Active {
         let m = medium.len();
         let strength = match choose_path(&self.config, selected.then_some(m)) {
             Path::Untouched => None,
-            Path::Short => Some(self.scatter_short(candidates)),
-            Path::General => Some(self.scatter_general(candidates)),
+            Path::Short => Some(self.scatter_short::<I>(candidates)),
+            Path::General => Some(self.scatter_general::<I>(candidates)),
         };
         let outcome = match strength {
             Some(strength) => {
@@ -263,7 +318,8 @@ impl Active {
     /// vector code; it serves what `top_p` and `min_p` usually leave, right
     /// after a model evaluation has evicted the caches, where each code
     /// line and each buffer is a miss (BENCHMARKS.md, "The first apply, alone").
-    fn scatter_short(&mut self, candidates: &mut [TokenData]) -> f64 {
+    #[inline(always)]
+    fn scatter_short<I: Isa>(&mut self, candidates: &mut [TokenData]) -> f64 {
         let medium = &self.scratch.medium;
         let m = medium.len();
         // An unsorted input's ids, gathered before the write-back moves
@@ -274,14 +330,14 @@ impl Active {
             *id = moved;
         }
         let mut p = [0.0; MAX_SHORT_MEDIUM];
-        let strength = softmax_and_strength(&self.config, medium, candidates, &mut p);
+        let strength = softmax_and_strength::<I>(&self.config, medium, candidates, &mut p);
         if strength > 0.0 {
             let q = self.kernel.smooth_short(&p, m, self.config.steps);
             blend(&mut p, &q, strength);
         }
         settle(&mut p);
         let mut logits = p;
-        log_probabilities(&mut logits);
+        log_probabilities::<I>(&mut logits);
         let moved = (!in_place).then_some(&ids[..m]);
         write_back(&mut candidates[..m], moved, &p, &logits);
         strength
@@ -289,7 +345,8 @@ impl Active {
 
     /// Any medium, in buffers kept across applies and padded to whole
     /// vectors.
-    fn scatter_general(&mut self, candidates: &mut [TokenData]) -> f64 {
+    #[inline(always)]
+    fn scatter_general<I: Isa>(&mut self, candidates: &mut [TokenData]) -> f64 {
         let s = &mut self.scratch;
         let m = s.medium.len();
         let in_place = s.medium.prefix.is_some();
@@ -300,7 +357,7 @@ impl Active {
         let padded = m.next_multiple_of(VECTOR_LANES);
         s.p.clear();
         s.p.resize(padded, 0.0);
-        let strength = softmax_and_strength(&self.config, &s.medium, candidates, &mut s.p);
+        let strength = softmax_and_strength::<I>(&self.config, &s.medium, candidates, &mut s.p);
         if strength > 0.0 {
             let q = self
                 .kernel
@@ -309,16 +366,15 @@ impl Active {
         }
         settle(&mut s.p);
 
-        let reordered =
-            self.config.absorption.as_ref().is_some_and(|a| {
-                absorb(&mut s.p[..m], &s.ids, &self.history, a.rate, &mut s.counts)
-            });
+        let reordered = self.config.absorption.as_ref().is_some_and(|a| {
+            absorb::<I>(&mut s.p[..m], &s.ids, &self.history, a.rate, &mut s.counts)
+        });
         s.logits.clear();
         if reordered {
             order_after_absorption(&s.p[..m], &s.counts, &mut s.order, &mut s.repeated);
             s.logits.extend(s.order.iter().map(|&rank| s.p[rank]));
             s.logits.resize(padded, 0.0);
-            log_probabilities(&mut s.logits);
+            log_probabilities::<I>(&mut s.logits);
             for ((slot, &rank), &logit) in candidates.iter_mut().zip(&s.order).zip(&s.logits) {
                 *slot = TokenData {
                     id: s.ids[rank],
@@ -328,7 +384,7 @@ impl Active {
             }
         } else {
             s.logits.extend_from_slice(&s.p);
-            log_probabilities(&mut s.logits);
+            log_probabilities::<I>(&mut s.logits);
             let moved = (!in_place).then_some(&s.ids[..]);
             write_back(&mut candidates[..m], moved, &s.p, &s.logits);
         }
@@ -345,16 +401,16 @@ impl Active {
 /// (zeros in the padding to a multiple of [`VECTOR_LANES`]), and the strength to
 /// use (adaptive or fixed).
 #[inline(always)]
-fn softmax_and_strength(
+fn softmax_and_strength<I: Isa>(
     config: &Config,
     medium: &Medium,
     cands: &[TokenData],
     p: &mut [f64],
 ) -> f64 {
-    let (total, tilted) = softmax_numerators(medium, cands, p);
+    let (total, tilted) = softmax_numerators::<I>(medium, cands, p);
     match &config.adaptive {
         Some(curve) => {
-            let h = normalized_entropy(total, tilted, medium.len());
+            let h = normalized_entropy::<I>(total, tilted, medium.len());
             adaptive_strength(h, config.strength, curve)
         }
         None => config.strength,
@@ -387,8 +443,8 @@ fn blend(p: &mut [f64], q: &[f64], strength: f64) {
 /// behaviour of `ln_normal` (rounding to f32 afterwards is monotone). The
 /// padding's `ln ε` is below every written logit.
 #[inline(always)]
-fn log_probabilities(logits: &mut [f64]) {
-    map_lanes(logits, |x| ln_normal(x.max(PROBABILITY_FLOOR)));
+fn log_probabilities<I: Isa>(logits: &mut [f64]) {
+    map_lanes(logits, |x| ln_normal::<I>(x.max(PROBABILITY_FLOOR)));
     enforce_non_increasing(logits);
 }
 
@@ -432,7 +488,7 @@ fn write_back(slots: &mut [TokenData], ids: Option<&[i32]>, p: &[f64], logits: &
 /// and `Σ p_i·(logit_i − max)`, the two sums the entropy needs
 /// ([`normalized_entropy`]); the second costs one multiply-add per vector.
 #[inline(always)]
-fn softmax_numerators(medium: &Medium, cands: &[TokenData], p: &mut [f64]) -> (f64, f64) {
+fn softmax_numerators<I: Isa>(medium: &Medium, cands: &[TokenData], p: &mut [f64]) -> (f64, f64) {
     let (values, padding) = p.split_at_mut(medium.len());
     medium.logits_minus_max(cands, values);
     // The padding goes through `exp` as 0, and is set to 0 afterwards: at
@@ -446,7 +502,7 @@ fn softmax_numerators(medium: &Medium, cands: &[TokenData], p: &mut [f64]) -> (f
             // The argument `exp` uses: a logit more than 746 below the
             // maximum weighs exactly 0 here too.
             let arg = x.max(EXP_FLOOR);
-            *x = exp_nonpositive(arg);
+            *x = exp_nonpositive::<I>(arg);
             *t += *x * arg;
         }
     }
@@ -463,6 +519,7 @@ fn normalize(p: &mut [f64]) {
 /// Σ x over eight interleaved partial sums: the additions pipeline (and
 /// vectorise) instead of each waiting on the last, and the rounding error
 /// grows more slowly than along one chain.
+#[inline(always)]
 fn sum(x: &[f64]) -> f64 {
     let mut lanes = [0.0f64; 8];
     let mut chunks = x.chunks_exact(8);
@@ -484,6 +541,7 @@ fn sum(x: &[f64]) -> f64 {
 /// restores it, so order stability holds exactly. Division by a positive
 /// sum and rounding to f32 are monotone; `ln_normal` may not be to the last
 /// ulp, so apply runs this again on the logarithms it writes.
+#[inline(always)]
 fn enforce_non_increasing(p: &mut [f64]) {
     // The repair is a serial chain; the check vectorises (a fold, not
     // `all`: no early exit), and almost always finds nothing to repair.
@@ -509,10 +567,16 @@ fn clamp_to_running_min<'a>(values: impl Iterator<Item = &'a mut f64>) {
 /// that no rate or count can turn the whole medium into 0/0. Returns
 /// whether any token of the medium was repeated.
 /// `counts` is scratch, so that each id is looked up once; afterwards it
-/// holds each rank's count. Out of line, like the ordering below: most
-/// samplers do not absorb, and apply's path is shorter without them.
-#[inline(never)]
-fn absorb(p: &mut [f64], ids: &[i32], history: &History, rate: f64, counts: &mut Vec<u32>) -> bool {
+/// holds each rank's count. Inlined, as every step generic over the
+/// instruction set.
+#[inline(always)]
+fn absorb<I: Isa>(
+    p: &mut [f64],
+    ids: &[i32],
+    history: &History,
+    rate: f64,
+    counts: &mut Vec<u32>,
+) -> bool {
     if history.is_empty() {
         return false;
     }
@@ -523,10 +587,11 @@ fn absorb(p: &mut [f64], ids: &[i32], history: &History, rate: f64, counts: &mut
     }
     for (x, &c) in p.iter_mut().zip(counts.iter()) {
         // ln 0 = -inf: a token whose p underflowed keeps no mass.
-        *x = ln_nonnegative(*x) - rate * f64::from(c);
+        *x = ln_nonnegative::<I>(*x) - rate * f64::from(c);
     }
     let max = p.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    p.iter_mut().for_each(|x| *x = exp_nonpositive(*x - max));
+    p.iter_mut()
+        .for_each(|x| *x = exp_nonpositive::<I>(*x - max));
     // Unrepeated tokens were non-increasing and were all scaled by the
     // same factor; the running minimum keeps them so to the last bit.
     clamp_to_running_min(
@@ -627,9 +692,9 @@ mod tests {
                     }
                     let (mut short, mut long) = (input.clone(), input.clone());
                     a.scratch.medium.select(&short, a.config.k).unwrap();
-                    let strength_short = a.scatter_short(&mut short);
+                    let strength_short = a.scatter_short::<Baseline>(&mut short);
                     a.scratch.medium.select(&long, a.config.k).unwrap();
-                    let strength_long = a.scatter_general(&mut long);
+                    let strength_long = a.scatter_general::<Baseline>(&mut long);
                     assert_eq!(strength_short, strength_long);
                     for (x, y) in short.iter().zip(&long) {
                         assert_eq!(x.id, y.id, "m {m} sorted {sorted}");

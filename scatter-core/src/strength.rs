@@ -2,6 +2,7 @@
 //! normalised entropy.
 
 use crate::expln::ln_normal;
+use crate::isa::Isa;
 use crate::params::Adaptive;
 
 /// `H = −Σ p ln p / ln m` in [0, 1]: 0 for a spike, 1 for uniform, for
@@ -11,8 +12,9 @@ use crate::params::Adaptive;
 /// total`, `−Σ p ln p = ln total − tilted / total`: no logarithm per
 /// candidate, and no serial sum. `total >= 1` (the maximum's `e` is 1),
 /// `m >= 2`; the result is clamped against rounding.
-pub(crate) fn normalized_entropy(total: f64, tilted: f64, m: usize) -> f64 {
-    ((ln_normal(total) - tilted / total) / ln_normal(m as f64)).clamp(0.0, 1.0)
+#[inline(always)]
+pub(crate) fn normalized_entropy<I: Isa>(total: f64, tilted: f64, m: usize) -> f64 {
+    ((ln_normal::<I>(total) - tilted / total) / ln_normal::<I>(m as f64)).clamp(0.0, 1.0)
 }
 
 /// The piecewise-linear curve through (0, max), (target, strength),
@@ -90,6 +92,7 @@ impl Ramps {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::isa::Baseline;
 
     const CURVE: Adaptive = Adaptive {
         min: 0.02,
@@ -100,9 +103,9 @@ mod tests {
     #[test]
     fn entropy_of_spike_and_uniform() {
         // e = [1, e^-800 = 0, 0]: x·e is 0 for the two underflowed terms.
-        assert_eq!(normalized_entropy(1.0, 0.0, 3), 0.0);
+        assert_eq!(normalized_entropy::<Baseline>(1.0, 0.0, 3), 0.0);
         // Four equal logits: e_i = 1, x_i = 0.
-        assert!((normalized_entropy(4.0, 0.0, 4) - 1.0).abs() < 1e-15);
+        assert!((normalized_entropy::<Baseline>(4.0, 0.0, 4) - 1.0).abs() < 1e-15);
     }
 
     #[test]
@@ -114,7 +117,7 @@ mod tests {
         let total: f64 = e.iter().sum();
         let tilted: f64 = e.iter().zip(&x).map(|(e, x)| e * x).sum();
         let direct = -e.iter().map(|e| e / total).map(|p| p * p.ln()).sum::<f64>() / 40f64.ln();
-        let h = normalized_entropy(total, tilted, 40);
+        let h = normalized_entropy::<Baseline>(total, tilted, 40);
         assert!((h - direct).abs() < 1e-14, "{h} vs {direct}");
         assert!(h > 0.1 && h < 0.9);
     }

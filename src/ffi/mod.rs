@@ -20,3 +20,5 @@ pub mod sampler;
 pub mod limits;
 pub mod params;
 pub mod version;
+// apply's dispatch (the sampler's apply calls it) and `llama_scatter_kernels`.
+pub mod kernels;

@@ -17,6 +17,7 @@ use super::bindings::{
     llama_sampler, llama_sampler_i, llama_token, llama_token_data, llama_token_data_array,
 };
 use super::compat::llama_sampler_init;
+use super::kernels;
 use scatter_core::{Outcome, Params, Scatter, TokenData, NOOP_NAME};
 use std::ffi::{c_char, c_void, CStr};
 use std::mem::{align_of, offset_of, size_of};
@@ -287,7 +288,7 @@ unsafe extern "C" fn apply(smpl: *mut llama_sampler, cur_p: *mut llama_token_dat
             // and TokenData has llama_token_data's layout (checked above).
             unsafe { std::slice::from_raw_parts_mut(arr.data.cast::<TokenData>(), arr.size) }
         };
-        if let Outcome::Rewritten { size } = s.scatter.apply(candidates) {
+        if let Outcome::Rewritten { size } = kernels::apply(&mut s.scatter, candidates) {
             arr.size = size;
             arr.sorted = true;
             arr.selected = -1;
