@@ -573,7 +573,8 @@ int main(int argc, char ** argv) {
             printf("| %s | %s | %.0f | %.2f | %.2f | %.2f |\n", in->name, name, t[s], t[s] / t[FLOOR], t[s] / t[TOP_K64],
                    t[s] / t[DIST]);
             if (csv) {
-                fprintf(csv, "%s,%zu,%s,%.1f\n", in->name, in->n, name, t[s]);
+                /* Quoted: a sampler's name holds commas (xtc(0.1,0.1)). */
+                fprintf(csv, "%s,%zu,\"%s\",%.1f\n", in->name, in->n, name, t[s]);
             }
         }
     }

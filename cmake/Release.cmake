@@ -4,7 +4,8 @@
 #   llama-scatter_VERSION_amd64.deb              the same folder as /opt/llama-scatter, its three
 #                                                tools linked into /usr/bin
 # and the tests that check both (packaging/tests/test_release.py) and the container image made
-# from the archive (packaging/Containerfile). For Windows (cross-built with MinGW-w64):
+# from the archive (packaging/Containerfile; its context, image/, by packaging/image-context.cmake).
+# For Windows (cross-built with MinGW-w64):
 #   llama-scatter-VERSION-bin-win-cpu-x64.zip    upstream's shape: the programs and every DLL they need
 #                                                at the top, import libraries in lib/, headers in include/
 # tested under Wine (packaging/tests/test_release_windows.py).
@@ -89,6 +90,9 @@ set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 configure_file("${PROJECT_SOURCE_DIR}/packaging/cpack-generators.cmake.in" "${PROJECT_BINARY_DIR}/cpack-generators.cmake" @ONLY)
 set(CPACK_PROJECT_CONFIG_FILE "${PROJECT_BINARY_DIR}/cpack-generators.cmake")
 set(CPACK_GENERATOR "TGZ;DEB")
+# The container image's build context, made from the archive (packaging/Containerfile).
+set(CPACK_LLAMA_SCATTER_IMAGE_CONTEXT "${PROJECT_BINARY_DIR}/image")
+set(CPACK_POST_BUILD_SCRIPTS "${PROJECT_SOURCE_DIR}/packaging/image-context.cmake")
 include(CPack)
 
 # The tests of what cpack made (they need `cpack` first: the release workflow runs it before them).
@@ -98,7 +102,12 @@ set(_release_test_args "${Python3_EXECUTABLE}" "${PROJECT_SOURCE_DIR}/packaging/
 add_test(NAME release_archive COMMAND bash "${PROJECT_SOURCE_DIR}/scripts/with-model.sh" ${_release_test_args} archive)
 add_test(NAME release_deb COMMAND bash "${PROJECT_SOURCE_DIR}/scripts/with-model.sh" ${_release_test_args} deb)
 add_test(NAME release_image COMMAND bash "${PROJECT_SOURCE_DIR}/scripts/with-model.sh" ${_release_test_args} image)
+# After the tests that made images: theirs and their Debian base removed (nothing left under a name a
+# user's builds could resolve).
+add_test(NAME release_images_removed COMMAND ${_release_test_args} cleanup)
+set_tests_properties(release_images_removed PROPERTIES FIXTURES_CLEANUP podman_images)
 set_tests_properties(release_archive release_deb release_image PROPERTIES
     FIXTURES_REQUIRED model RESOURCE_LOCK model_cpu TIMEOUT 900
-    ENVIRONMENT "LLAMA_SCATTER_CPU_VARIANTS=${_variant_words}"
+    ENVIRONMENT "LLAMA_SCATTER_CPU_VARIANTS=${_variant_words};LLAMA_SCATTER_IMAGE_CONTEXT=${CPACK_LLAMA_SCATTER_IMAGE_CONTEXT}"
     SKIP_REGULAR_EXPRESSION "SKIP the container image")
+set_property(TEST release_deb release_image APPEND PROPERTY FIXTURES_REQUIRED podman_images)

@@ -5,13 +5,21 @@
            generation_settings show, the web UI's page, the CPU variant ggml loaded here
   deb      the .deb's control and files (dpkg-deb -I/-c), then unpacked into a scratch root and
            run the same way
-  image    packaging/Containerfile built with podman from the archive, run with the model mounted:
-           the same checks and its HEALTHCHECK; skipped (SKIP, with the reason) where podman cannot
-           run containers
+  image    packaging/Containerfile built with podman from its context (the archive's server files,
+           packaging/image-context.cmake; LLAMA_SCATTER_IMAGE_CONTEXT names the folder), run with the
+           model mounted: the same checks, its HEALTHCHECK, and what it holds (the server's files in
+           one layer, nothing twice); skipped (SKIP, with the reason) where podman cannot run containers
+  cleanup  the images the other modes made removed: theirs, and the Debian base they made under a
+           local name (CTest runs it after them, a fixture's cleanup)
+
+The Debian base is made here with mmdebstrap (no registry is reachable) and named
+localhost/llama-scatter-test-base: never a name that a user's own builds would resolve.
 
 usage: test_release.py PACKAGES_DIR VERSION archive|deb|image MODEL
+       test_release.py PACKAGES_DIR VERSION cleanup
 """
 
+import json
 import os
 import re
 import shutil
@@ -21,15 +29,17 @@ import sys
 import tarfile
 import tempfile
 
-if len(sys.argv) != 5 or sys.argv[3] not in ("archive", "deb", "image"):
-    sys.exit(f"usage: {sys.argv[0]} PACKAGES_DIR VERSION archive|deb|image MODEL")
-PACKAGES, VERSION, MODE, MODEL = sys.argv[1:]
+if not (len(sys.argv) == 5 and sys.argv[3] in ("archive", "deb", "image")
+        or len(sys.argv) == 4 and sys.argv[3] == "cleanup"):
+    sys.exit(f"usage: {sys.argv[0]} PACKAGES_DIR VERSION archive|deb|image MODEL | cleanup")
+PACKAGES, VERSION, MODE = sys.argv[1:4]
+MODEL = sys.argv[4] if MODE != "cleanup" else None
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 ARCHIVE = os.path.join(PACKAGES, f"llama-scatter-{VERSION}-bin-linux-x64.tar.gz")
 DEB = os.path.join(PACKAGES, f"llama-scatter_{VERSION}_amd64.deb")
 TOOLS = ["llama-server", "llama-cli", "llama-completion"]
-VARIANTS = sorted(os.environ["LLAMA_SCATTER_CPU_VARIANTS"].split())
+VARIANTS = sorted(os.environ.get("LLAMA_SCATTER_CPU_VARIANTS", "").split())
 DEB_PREFIX = "opt/llama-scatter"
 # Nothing of the build tree may be reached: not CTest's library path either.
 os.environ.pop("LD_LIBRARY_PATH", None)
@@ -54,10 +64,12 @@ def unpack_deb():
 
 
 # tools.py reads the presets from the library: the release's own.
-RELEASE = unpack_deb() if MODE == "deb" else unpack_archive()
-os.environ["LLAMA_SCATTER_LIBRARY"] = os.path.join(RELEASE, "lib", f"libllama_scatter.so.{VERSION}")
+RELEASE = {"deb": unpack_deb, "archive": unpack_archive, "image": unpack_archive}.get(MODE, lambda: None)()
+if RELEASE:
+    os.environ["LLAMA_SCATTER_LIBRARY"] = os.path.join(RELEASE, "lib", f"libllama_scatter.so.{VERSION}")
 sys.path.insert(0, os.path.join(ROOT, "integration", "tests"))
-from tools import PRESET_FIELDS, Failure, Server, check, run_tests  # noqa: E402
+import tools  # noqa: E402
+from tools import Failure, Server, check, run_tests  # noqa: E402
 
 REQUEST = {"prompt": "Once upon a time", "n_predict": 8, "seed": 1, "scatter_preset": "creative",
            "scatter_radius": 3.0}
@@ -86,7 +98,7 @@ def check_serves(server, pid):
     check(status == 200, f"/completion -> {status}: {body}")
     settings = body["generation_settings"]
     check(settings["scatter_enabled"], "scatter did not run")
-    expected = dict(PRESET_FIELDS["creative"], scatter_radius=REQUEST["scatter_radius"])
+    expected = dict(tools.PRESET_FIELDS["creative"], scatter_radius=REQUEST["scatter_radius"])
     for name, value in expected.items():
         check(abs(settings[name] - value) < 1e-6, f"generation_settings {name} = {settings[name]}, sent {value}")
     server.check_ui_page()
@@ -139,25 +151,25 @@ def podman(*args, **kwargs):
 PODMAN_OPTIONS = ["--runtime", "runc"]
 os.environ.setdefault("CONTAINERS_CONF", os.path.join(HERE, "containers.conf"))
 IMAGE = "localhost/llama-scatter-release-test"
-BASE = "docker.io/library/debian:bookworm-slim"
+BASE = "localhost/llama-scatter-test-base:bookworm"
+CONTEXT = os.environ.get("LLAMA_SCATTER_IMAGE_CONTEXT", "")
 
 
 def podman_reason():
     """Why podman cannot run a container here, or None."""
     if not shutil.which("podman"):
         return "podman is not installed (scripts/install-prerequisites.sh release)"
-    probe = podman("run", "--rm", "--network=host", BASE, "true") if podman("image", "exists", BASE).returncode == 0 else None
-    if probe is None:
+    if podman("image", "exists", BASE).returncode != 0:
         made = make_base()
         if made:
             return made
-        probe = podman("run", "--rm", "--network=host", BASE, "true")
+    probe = podman("run", "--rm", "--network=host", BASE, "true")
     return None if probe.returncode == 0 else f"podman run failed: {probe.stderr[-1000:]}"
 
 
 def make_base():
-    """No registry is reachable here: Debian 12's minimal root from mmdebstrap, imported as the
-    image the Containerfile names (it stays what a user builds)."""
+    """No registry is reachable here: Debian 12's minimal root from mmdebstrap, imported under a local
+    name that the Containerfile's BASE argument is set to (a user's build takes debian:bookworm-slim)."""
     if not shutil.which("mmdebstrap"):
         return "mmdebstrap is not installed (scripts/install-prerequisites.sh release)"
     tar = os.path.join(WORK, "bookworm.tar")
@@ -168,10 +180,29 @@ def make_base():
     return None if imported.returncode == 0 else f"podman import failed: {imported.stderr[-1000:]}"
 
 
+def folder_bytes(folder):
+    return sum(os.lstat(os.path.join(d, f)).st_size for d, _, files in os.walk(folder) for f in files)
+
+
+def the_context_holds_the_server_only():
+    """One version, the server's files: no other tool, static library, header or build file."""
+    check(os.listdir(CONTEXT) == ["app"], f"the context {CONTEXT} holds {os.listdir(CONTEXT)}, not app/ alone")
+    app = os.path.join(CONTEXT, "app")
+    files = sorted(os.path.relpath(os.path.join(d, f), app) for d, _, names in os.walk(app) for f in names)
+    print(f"note: the image's /app: {len(files)} files, {folder_bytes(app) / 1e6:.1f} MB", flush=True)
+    for path in files:
+        check(not re.search(r"\.a$|^include/|^lib/(cmake|pkgconfig)/|llama-(cli|completion)", path),
+              f"the context holds {path}, which the server does not need")
+    for path in ["bin/llama-server", f"lib/libllama_scatter.so.{VERSION}", "LICENSE", "LICENSE.llama.cpp",
+                 *(f"bin/libggml-cpu-{variant}.so" for variant in VARIANTS)]:
+        check(path in files, f"the context has no {path}")
+
+
 def the_image_serves():
-    built = podman("build", "--pull=never", "--format", "docker", "--network=host", "-t", IMAGE,
-                   "-f", os.path.join(ROOT, "packaging", "Containerfile"), PACKAGES)
+    built = podman("build", "--pull=never", "--format", "docker", "--network=host", "--build-arg", f"BASE={BASE}",
+                   "-t", IMAGE, "-f", os.path.join(ROOT, "packaging", "Containerfile"), CONTEXT)
     check(built.returncode == 0, f"podman build failed:\n{built.stdout[-3000:]}{built.stderr[-3000:]}")
+    the_image_holds_each_file_once()
     model_dir, model_name = os.path.split(os.path.abspath(MODEL))
     name = f"llama-scatter-release-test-{os.getpid()}"
     # The port the image's HEALTHCHECK asks, where it is free; its timer needs systemd, so the test
@@ -197,6 +228,31 @@ def the_image_serves():
     finally:
         podman("rm", "-f", name)
         server.stop()
+
+
+def the_image_holds_each_file_once():
+    """Above the base: the apt layer (packages and no package cache) and /app in one layer of its own
+    size; what the image adds, printed (README "Get it" quotes it)."""
+    history = json.loads(podman("history", "--format", "json", IMAGE).stdout)
+    base_layers = len(json.loads(podman("history", "--format", "json", BASE).stdout))
+    stored = [(layer["size"], layer["CreatedBy"]) for layer in history[:-base_layers] if layer["size"] > 0]
+    app = folder_bytes(os.path.join(CONTEXT, "app"))
+    print(f"note: the image adds {sum(size for size, _ in stored) / 1e6:.1f} MB to its base: "
+          + "; ".join(f"{size / 1e6:.1f} MB {by.strip()[:60]}" for size, by in stored), flush=True)
+    check(len(stored) == 2, f"the image adds {len(stored)} layers with content, not 2 (apt, /app): {stored}")
+    copied = [size for size, by in stored if "COPY" in by]
+    check(len(copied) == 1 and app <= copied[0] < app + 1_000_000,
+          f"/app ({app} bytes in the context) is not stored once in one layer: {stored}")
+    apt = [size for size, by in stored if "apt-get" in by]
+    check(len(apt) == 1 and apt[0] < 40_000_000, f"the apt layer keeps more than libgomp1 and curl: {stored}")
+
+
+def cleanup():
+    """The images the tests made, and the base they made, removed."""
+    for image in (IMAGE, BASE):
+        if shutil.which("podman") and podman("image", "exists", image).returncode == 0:
+            removed = podman("rmi", "-f", image)
+            check(removed.returncode == 0, f"podman rmi {image}: {removed.stderr[-1000:]}")
 
 
 def apt_installs_the_deb():
@@ -233,11 +289,14 @@ try:
             tests.append(("apt installs the package in Debian 12, whose llama-completion runs scatter",
                           apt_installs_the_deb))
         run_tests(tests)
-    else:
+    elif MODE == "image":
         reason = podman_reason()
         if reason:
             print(f"SKIP the container image: {reason}")
             sys.exit(0)
-        run_tests([("the image built from the archive serves scatter", the_image_serves)])
+        run_tests([("the image's context holds the server's files, one version", the_context_holds_the_server_only),
+                   ("the image built from its context serves scatter", the_image_serves)])
+    else:
+        run_tests([("the tests' images and their base removed", cleanup)])
 finally:
     shutil.rmtree(WORK, ignore_errors=True)

@@ -29,7 +29,7 @@ from ._library import Params, Stats, lib
 
 import llama_cpp
 
-__all__ = ["Params", "ScatterLlama", "ScatterSampler", "preset_names", "scatter_params", "__version__"]
+__all__ = ["Params", "ScatterLlama", "ScatterSampler", "kernels", "preset_names", "scatter_params", "__version__"]
 
 __version__: str = lib.llama_scatter_version().decode()
 
@@ -40,6 +40,13 @@ DEFAULT_SEED = 0xFFFFFFFF
 #: llama-server, from the library's table of fields (``_fields.py``).
 RANGES: Dict[str, tuple] = {field["name"]: (field["lo"], field["hi"]) for field in FIELDS if field["kind"] != "flag"}
 _KINDS: Dict[str, str] = {field["name"]: field["kind"] for field in FIELDS}
+
+
+def kernels() -> str:
+    """The build of scatter's arithmetic this process runs, chosen once from the CPU: ``"x86-64-v3"``
+    (AVX2, FMA and the rest of that level; unless ``LLAMA_SCATTER_KERNELS=baseline`` was set before the
+    first sampler) or ``"baseline"``, what the wheel's library was compiled for (any x86-64)."""
+    return lib.llama_scatter_kernels().decode()
 
 
 def preset_names() -> List[str]:

@@ -105,3 +105,5 @@ lib.llama_sampler_scatter_stats.restype = ctypes.c_bool
 lib.llama_sampler_scatter_stats.argtypes = [llama_cpp.llama_sampler_p_ctypes, ctypes.POINTER(Stats)]
 lib.llama_scatter_version.restype = ctypes.c_char_p
 lib.llama_scatter_version.argtypes = []
+lib.llama_scatter_kernels.restype = ctypes.c_char_p
+lib.llama_scatter_kernels.argtypes = []

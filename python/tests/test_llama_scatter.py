@@ -54,6 +54,18 @@ def version_and_layout():
     check("libllama_scatter.so" in maps, "libllama_scatter is not loaded")
 
 
+def kernels_follow_the_cpu():
+    """The wheel's library is compiled for any x86-64 and picks its x86-64-v3 build where the CPU has
+    it (flags as Linux names them: abm is LZCNT), the baseline when LLAMA_SCATTER_KERNELS=baseline."""
+    flags = set(re.search(r"^flags\s*:(.*)$", open("/proc/cpuinfo").read(), re.M).group(1).split())
+    v3 = {"avx", "avx2", "bmi1", "bmi2", "f16c", "fma", "abm", "movbe", "popcnt"} <= flags
+    expected = "x86-64-v3" if v3 and os.environ.get("LLAMA_SCATTER_KERNELS") != "baseline" else "baseline"
+    check(llama_scatter.kernels() == expected, f"kernels() is {llama_scatter.kernels()!r}, expected {expected!r}")
+    forced = subprocess.run([sys.executable, "-c", "import llama_scatter; print(llama_scatter.kernels())"],
+                            env=dict(os.environ, LLAMA_SCATTER_KERNELS="baseline"), capture_output=True, text=True)
+    check(forced.stdout.strip() == "baseline", f"with LLAMA_SCATTER_KERNELS=baseline: {forced.stdout}{forced.stderr[-1000:]}")
+
+
 def parameters_and_bad_values():
     check(llama_scatter.preset_names() == ["subtle", "creative", "adaptive", "collision", "adaptive-absorb"],
           f"presets {llama_scatter.preset_names()}")
@@ -173,6 +185,7 @@ def example_runs():
 
 
 for name, test in [("version and layout agree with the header; one libllama", version_and_layout),
+                   ("the kernels follow the CPU and LLAMA_SCATTER_KERNELS", kernels_follow_the_cpu),
                    ("parameters, presets and bad values", parameters_and_bad_values),
                    ("low-level chain: greedy text unchanged by every preset", low_level_chain_keeps_greedy_text),
                    ("completions: seeds, strength, stats, greedy", completions_with_scatter),
