@@ -23,11 +23,10 @@ export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD} CCACHE_NOHASHDIR=1
 # llama-cpp-sys-2 builds llama.cpp natively (GGML_NATIVE) when Rust targets the native CPU, as the
 # superbuild does: the two builds of one tree then compute the same logits.
 export RUSTFLAGS="-C target-cpu=native"
-probe=$(mktemp)
-if ! { c++ -O3 -march=native -o "$probe" cmake/amx-probe.cpp 2>/dev/null && bash -c '"$0"' "$probe" >/dev/null 2>&1; }; then
-  export CFLAGS="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16" CXXFLAGS="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
+amx=$(bash scripts/amx-flags.sh)
+if [ -n "$amx" ]; then
+  export CFLAGS="$amx" CXXFLAGS="$amx"
 fi
-rm -f "$probe"
 # The dev profile, as cargo publish's check builds: that build then finds every dependency built
 # (llama.cpp itself is optimised in both: llama-cpp-sys-2 asks CMake for RelWithDebInfo).
 crate=(--locked -p scatter-llama-cpp)

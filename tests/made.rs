@@ -91,7 +91,32 @@ fn number(v: f64) -> Vec<String> {
     vec![plain, grouped]
 }
 
-/// Each field's doc comment starts with its default in brackets, the core's, and names the cap
+/// Whether `doc` states `cap` as what the sampler clamps to: "capped at CAP", "at most CAP", or a
+/// range after "clamped to" or "in" that ends at it ("Clamped to (0, 1]"). A number elsewhere
+/// ("1/collision", "the rank-smoothed (1)") is not a cap.
+fn states_cap(doc: &str, cap: f64) -> bool {
+    let doc = doc.to_lowercase();
+    let ends = |rest: &str| {
+        let mut next = rest.chars();
+        match next.next() {
+            Some(c) if c.is_ascii_digit() => false,
+            Some(',' | '.') => !next.next().is_some_and(|c| c.is_ascii_digit()),
+            _ => true,
+        }
+    };
+    number(cap).iter().any(|n| {
+        ["capped at ", "at most "].iter().any(|lead| {
+            let phrase = format!("{lead}{n}");
+            doc.match_indices(&phrase)
+                .any(|(at, _)| ends(&doc[at + phrase.len()..]))
+        }) || doc.match_indices(&format!(", {n}]")).any(|(end, _)| {
+            let open = doc[..end].rfind(['[', '(']).unwrap_or(0);
+            doc[..open].ends_with("clamped to ") || doc[..open].ends_with("in ")
+        })
+    })
+}
+
+/// Each field's doc comment starts with its default in brackets, the core's, and states the cap
 /// the sampler clamps to.
 #[test]
 fn each_doc_comment_states_the_default_and_the_cap() {
@@ -115,13 +140,9 @@ fn each_doc_comment_states_the_default_and_the_cap() {
             field.name
         );
         if let Some(cap) = field.cap {
-            let named = rest
-                .split(|c: char| !(c.is_ascii_digit() || c == ',' || c == '.'))
-                .map(|word| word.trim_end_matches(['.', ',']))
-                .any(|word| number(cap).iter().any(|n| n == word));
             assert!(
-                named,
-                "the doc of `{}` does not name its cap {cap}: {rest:?}",
+                states_cap(rest, cap),
+                "the doc of `{}` does not state its cap {cap}: {rest:?}",
                 field.name
             );
         }

@@ -1,14 +1,17 @@
 """SillyTavern with the llama-scatter extension, in a real browser (Debian's Chromium, headless,
 driven by Playwright): SillyTavern 1.19.0 from its npm package (installed from the lock file in
 tests/sillytavern/), started headless, the extension installed the documented way (its folder
-copied into the user's extensions folder), connected to the patched llama-server through a proxy
-that records every request reaching llama-server. Checked: the extension's panel shows the
-library's presets and fields with the server's values; `creative` and a strength set there reach
+copied into the user's extensions folder), connected to the patched llama-server, started with
+--api-key (the key set in SillyTavern's connection), through a proxy that records every request
+reaching llama-server. Checked: the extension's panel shows the library's presets and fields with the
+server's values (its /props read with the key); `creative` and a strength set there reach
 llama-server as fields (with scatter placed before temperature) and the server runs them (/slots);
 the values live with the Text Completion preset; a value the server would refuse is named and not
 sent; a cleared panel sends no scatter field; another API type (vLLM's, at the same server's
-OpenAI-compatible endpoint) gets none. A screenshot of the panel is kept in
-$LLAMA_SCATTER_TEST_ARTIFACTS (sillytavern-panel.png).
+OpenAI-compatible endpoint) gets none; with LLAMA_SCATTER_STOCK_SERVER (the folder of llama.cpp's
+own llama-server, without scatter: scripts/check-sillytavern-stock.sh builds it, a release check),
+that server gets none either and the panel says it has no scatter. A screenshot of the panel is kept
+in $LLAMA_SCATTER_TEST_ARTIFACTS (sillytavern-panel.png).
 
 usage: test_sillytavern.py BIN_DIR SILLYTAVERN_DIR MODEL
 """
@@ -35,6 +38,9 @@ from tools import (DEFAULT_FIELDS, FIELDS, PRESET_FIELDS, PRESETS, Failure, Serv
 if len(sys.argv) != 4:
     sys.exit(f"usage: {sys.argv[0]} BIN_DIR SILLYTAVERN_DIR MODEL")
 BIN, SILLYTAVERN, MODEL = sys.argv[1:]
+STOCK_BIN = os.environ.get("LLAMA_SCATTER_STOCK_SERVER")
+# The patched server asks for a key, which SillyTavern's connection holds.
+API_KEY = "scatter-test-key"
 EXTENSION = os.path.join(os.path.dirname(__file__), "..", "sillytavern", "llama-scatter")
 # A server-wide value, which the panel must show as the field's placeholder (read from /props).
 SERVER_RADIUS = 3.0
@@ -66,7 +72,8 @@ class Forward(http.server.BaseHTTPRequestHandler):
                 self.server.bodies.append((self.path, json.loads(data)))
             except ValueError:
                 pass
-        headers = {k: v for k, v in self.headers.items() if k.lower() in ("content-type", "accept", "origin")}
+        headers = {k: v for k, v in self.headers.items()
+                   if k.lower() in ("content-type", "accept", "origin", "authorization")}
         request = urllib.request.Request(self.server.target + self.path, data=data, method=self.command, headers=headers)
         try:
             with urllib.request.urlopen(request, timeout=300) as resp:
@@ -142,12 +149,15 @@ class Page:
         self.page.locator("dialog[open]").get_by_text("Save", exact=True).click()
         self.page.locator("dialog[open]").wait_for(state="detached")
 
-    def connect(self, api_type, url_input):
-        """API Connections: Text Completion, `api_type`, the recording proxy's URL, Connect."""
+    def connect(self, api_type, url_input, proxy, api_key=None):
+        """API Connections: Text Completion, `api_type`, the URL of `proxy` (a Recorder), the API key if
+        any, Connect."""
         self.page.locator("#API-status-top").click()
         self.page.select_option("#main_api", "textgenerationwebui")
         self.page.select_option("#textgen_type", api_type)
-        self.page.fill(url_input, recorder.url)
+        self.page.fill(url_input, proxy.url)
+        if api_key:
+            self.page.fill(f"#api_key_{api_type}", api_key)
         self.page.locator("#api_button_textgenerationwebui").click()
         self.page.wait_for_function("() => SillyTavern.getContext().onlineStatus !== 'no_connection'", timeout=60_000)
         self.page.locator("#API-status-top").click()
@@ -174,9 +184,9 @@ class Page:
         return self.page.evaluate("() => SillyTavern.getContext().getPresetManager('textgenerationwebui')"
                                   ".readPresetExtensionField({path: 'llama_scatter'})") or {}
 
-    def send(self, text):
-        """Sends a chat message (in a temporary chat); returns the body that reached llama-server and
-        the slot's settings once the server has answered it."""
+    def send(self, text, server, recorder):
+        """Sends a chat message (in a temporary chat); returns the body that reached `server` through
+        `recorder` and the slot's settings once the server has answered it."""
         if self.page.get_by_text("Temporary Chat").is_visible():
             self.page.get_by_text("Temporary Chat").click()
         before = len(recorder.bodies)
@@ -199,7 +209,7 @@ class Page:
 
 
 def the_panel_shows_the_library_and_the_server(page):
-    page.connect("llamacpp", "#llamacpp_api_url_text")
+    page.connect("llamacpp", "#llamacpp_api_url_text", recorder, API_KEY)
     page.open_panel()
     presets = page.field("preset").locator("option").evaluate_all("options => options.map(o => o.value)")
     check(presets == ["", *PRESETS], f"the panel's presets: {presets}")
@@ -218,7 +228,7 @@ def a_preset_and_a_strength_reach_the_sampler(page):
     page.page.locator(".llama-scatter-settings").screenshot(path=os.path.join(ARTIFACTS, "sillytavern-panel.png"))
     check(page.stored() == {"scatter_preset": "creative", "scatter_strength": 0.3}, f"stored: {page.stored()}")
     page.close_panel()
-    body, settings = page.send("Tell me about the sea.")
+    body, settings = page.send("Tell me about the sea.", server, recorder)
     check(scatter_fields(body) == {"scatter_preset": "creative", "scatter_strength": 0.3},
           f"llama-server got {scatter_fields(body)}")
     samplers = body.get("samplers", [])
@@ -256,7 +266,7 @@ def a_cleared_panel_sends_no_scatter_field(page):
     page.page.wait_for_function("() => document.querySelector('#llama_scatter_scatter_preset').value === ''")
     check(page.stored() == {}, f"stored after Clear: {page.stored()}")
     page.close_panel()
-    body, settings = page.send("Tell me more.")
+    body, settings = page.send("Tell me more.", server, recorder)
     check(scatter_fields(body) == {} and "scatter" not in body.get("samplers", []),
           f"a cleared panel, and llama-server got {scatter_fields(body)}, samplers {body.get('samplers')}")
     check(not settings["scatter_enabled"], "scatter ran with the panel cleared")
@@ -267,37 +277,67 @@ def another_api_type_gets_no_scatter_field(page):
     page.open_panel()
     page.set_values("creative", "0.3")
     page.close_panel()
-    page.connect("vllm", "#vllm_api_url_text")
-    body, settings = page.send("And again.")
+    page.connect("vllm", "#vllm_api_url_text", recorder, API_KEY)
+    body, settings = page.send("And again.", server, recorder)
     check(scatter_fields(body) == {}, f"text-generation-webui's request carried {scatter_fields(body)}")
     check(not settings["scatter_enabled"], "scatter ran for text-generation-webui's request")
 
 
+def a_server_without_scatter_gets_no_scatter_field(page):
+    """llama.cpp's own server ignores scatter's fields and sampler name: the extension sends neither,
+    and its panel says why, the values set in it kept for a server that has scatter."""
+    page.connect("llamacpp", "#llamacpp_api_url_text", stock_recorder)
+    page.open_panel()
+    page.page.wait_for_function("() => document.querySelector('#llama_scatter_server').textContent.includes('has no scatter')")
+    line = page.page.locator("#llama_scatter_server").inner_text()
+    check("scatter is not sent" in line, f"the server line: {line!r}")
+    check(page.stored() == {"scatter_preset": "creative", "scatter_strength": 0.3}, f"stored: {page.stored()}")
+    page.close_panel()
+    body, _ = page.send("One more thing.", stock, stock_recorder)
+    check(scatter_fields(body) == {} and "scatter" not in body.get("samplers", []),
+          f"the stock server got {scatter_fields(body)}, samplers {body.get('samplers')}")
 
 
-server = Server(BIN, MODEL, ["--scatter-radius", str(SERVER_RADIUS), "--ctx-size", "2048"])
+
+
+server = Server(BIN, MODEL, ["--scatter-radius", str(SERVER_RADIUS), "--ctx-size", "2048"], api_key=API_KEY)
+stock = Server(STOCK_BIN, MODEL, ["--ctx-size", "2048"]) if STOCK_BIN else None
 tavern = SillyTavern()
 recorder = Recorder(f"http://127.0.0.1:{server.port}")
+stock_recorder = Recorder(f"http://127.0.0.1:{stock.port}") if stock else None
 try:
     server.wait_ready()
+    tests = [
+        ("the panel shows the library's presets and fields and the server's values",
+         the_panel_shows_the_library_and_the_server),
+        ("a preset and a strength set in the panel reach the sampler", a_preset_and_a_strength_reach_the_sampler),
+        ("the values live with the Text Completion preset", the_values_live_with_the_text_completion_preset),
+        ("a value the server would refuse is named and not stored", a_refused_value_is_named_and_not_stored),
+        ("a cleared panel sends no scatter field", a_cleared_panel_sends_no_scatter_field),
+        ("another API type gets no scatter field", another_api_type_gets_no_scatter_field),
+    ]
+    if stock:
+        stock.wait_ready()
+        status, props = stock.request("/props")
+        check(status == 200 and "scatter_enabled" not in props["default_generation_settings"]["params"],
+              f"{STOCK_BIN}/llama-server is not a server without scatter: /props -> {status}")
+        tests.append(("llama.cpp's own llama-server gets no scatter field", a_server_without_scatter_gets_no_scatter_field))
+    else:
+        print("note: llama.cpp's own llama-server is not tried: LLAMA_SCATTER_STOCK_SERVER is not set "
+              "(scripts/check-sillytavern-stock.sh, a release check)", flush=True)
     tavern.wait_ready()
     with sync_playwright() as playwright:
         browser = launch(playwright)
         page = Page(browser)
-        tests = [
-            ("the panel shows the library's presets and fields and the server's values",
-             the_panel_shows_the_library_and_the_server),
-            ("a preset and a strength set in the panel reach the sampler", a_preset_and_a_strength_reach_the_sampler),
-            ("the values live with the Text Completion preset", the_values_live_with_the_text_completion_preset),
-            ("a value the server would refuse is named and not stored", a_refused_value_is_named_and_not_stored),
-            ("a cleared panel sends no scatter field", a_cleared_panel_sends_no_scatter_field),
-            ("another API type gets no scatter field", another_api_type_gets_no_scatter_field),
-        ]
         run_tests([(name, lambda fn=fn: in_page(fn, page)) for name, fn in tests])
 except (Failure, PlaywrightError) as e:
-    print(f"FAIL {e}\n{server.tail()}\n{tavern.tail()}")
+    print(f"FAIL {e}\n{server.tail()}\n{stock.tail() if stock else ''}\n{tavern.tail()}")
     raise SystemExit(1)
 finally:
-    recorder.shutdown()
+    for proxy in (recorder, stock_recorder):
+        if proxy:
+            proxy.shutdown()
     tavern.stop()
-    server.stop()
+    for process in (server, stock):
+        if process:
+            process.stop()

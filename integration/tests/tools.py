@@ -120,20 +120,25 @@ class Server:
     """llama-server of BIN_DIR on MODEL at a free port of 127.0.0.1, with `extra` arguments; with
     no MODEL, a router (its models from `extra`: --models-preset), whose model instances inherit
     the same arguments. `launcher`, a command that ends in a llama-server, replaces BIN_DIR's
-    (`env -i` before it, or a container's)."""
+    (`env -i` before it, or a container's). With `api_key`, the server asks for it (--api-key) and
+    `request` sends it."""
 
-    def __init__(self, bin_dir, model, extra=(), env=None, launcher=None, port=None):
+    def __init__(self, bin_dir, model, extra=(), env=None, launcher=None, port=None, api_key=None):
         self.port = port or free_port()
         self.log = tempfile.TemporaryFile(mode="w+")
+        self.api_key = api_key
         cmd = [*(launcher or [os.path.join(bin_dir, "llama-server")]), *(["-m", model] if model else []), *COMMON_ARGS,
-               "--host", "127.0.0.1", "--port", str(self.port), "--parallel", "1", *extra]
+               "--host", "127.0.0.1", "--port", str(self.port), "--parallel", "1", *extra,
+               *(["--api-key", api_key] if api_key else [])]
         self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT,
                                      env=dict(os.environ, **(env or {})))
 
     def request(self, path, body=None):
         data = None if body is None else json.dumps(body).encode()
-        req = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}", data=data,
-                                     headers={"Content-Type": "application/json"})
+        headers = {"Content-Type": "application/json"}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        req = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}", data=data, headers=headers)
         try:
             with urllib.request.urlopen(req, timeout=120) as resp:
                 return resp.status, json.loads(resp.read())

@@ -19,6 +19,7 @@ import llama_scatter
 from llama_cpp._internals import LlamaSampler
 from llama_scatter import ScatterLlama, ScatterSampler, scatter_params
 from llama_scatter._fields import FIELDS
+from llama_scatter._library import Stats
 
 HEADER, MODEL = sys.argv[1], sys.argv[2]
 PROMPT = "Once upon a time, in a village by the sea,"
@@ -42,7 +43,17 @@ def version_and_layout():
     major, minor, patch = (re.search(rf"#define LLAMA_SCATTER_VERSION_{p} (\d+)", header).group(1)
                            for p in ("MAJOR", "MINOR", "PATCH"))
     check(llama_scatter.__version__ == f"{major}.{minor}.{patch}", "__version__ is not the header's")
-    # The layout: the library's defaults, read through Params, are the table's, field by field.
+    # The layout: each struct's members, in order, with their C types, as the header declares them
+    # (equal defaults alone would not see two int32 fields of the same default swapped).
+    c_types = {"int32_t": ctypes.c_int32, "uint32_t": ctypes.c_uint32, "uint64_t": ctypes.c_uint64,
+               "float": ctypes.c_float, "double": ctypes.c_double, "bool": ctypes.c_bool}
+    for struct, binding in [("llama_scatter_params", llama_scatter.Params), ("llama_scatter_stats", Stats)]:
+        body = re.search(rf"struct {struct} {{(.*?)\n}}", header, re.S).group(1)
+        declared = [(name, c_types[ctype]) for ctype, name in re.findall(r"^\s*(\w+) (\w+);", body, re.M)]
+        check(binding._fields_ == declared,
+              f"{binding.__name__}: {[(n, t.__name__) for n, t in binding._fields_]}, the header's {struct}: "
+              f"{[(n, t.__name__) for n, t in declared]}")
+    # The library's defaults, read through Params, are the table's, field by field.
     defaults = llama_scatter.scatter_params()
     for field in FIELDS:
         expected = getattr(ctypes, field["ctype"])(field["default"]).value

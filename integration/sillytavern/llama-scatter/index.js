@@ -6,6 +6,11 @@
  * (fields.js, made by scatter-core/src/made.rs): nothing here lists them. A field left empty sends
  * nothing, so a preset chosen here is not undone by the server's values of the other fields, and an
  * empty panel sends no scatter field at all: the server's own settings (--scatter-preset) apply.
+ *
+ * Nothing is sent to a server whose /props has no scatter (a stock llama-server would ignore the fields
+ * and the sampler name, and the user would think scatter has no effect), nor to one whose /props could
+ * not be read; the panel says which. /props is read through SillyTavern's own server, as SillyTavern
+ * reads it, so the connection's API key goes with it.
  */
 import { SCATTER_FIELDS, SCATTER_PRESETS } from './fields.js';
 
@@ -17,6 +22,10 @@ const TEXT_COMPLETION = 'textgenerationwebui';
 /** SillyTavern's API type of llama.cpp's server: the only one these fields are sent to. */
 const LLAMACPP = 'llamacpp';
 const PRESET = 'scatter_preset';
+/** How long a /props read may take before the server counts as unread. */
+const PROPS_TIMEOUT_MS = 5000;
+/** Per server URL: the promise of its /props check, {scatter: bool, params, message}. */
+const checks = new Map();
 
 /** "scatter_strength_min" -> "strength min". */
 function label(name) {
@@ -65,11 +74,42 @@ export function requestFields(values) {
     return fields;
 }
 
-/** Adds the scatter fields to a llama.cpp request, and scatter to its sampler order before temperature. */
-function onSettingsReady(params) {
+/**
+ * Reads a server's /props through SillyTavern's server (the connection's API key added there), within
+ * PROPS_TIMEOUT_MS: {scatter, params, message}; never rejects.
+ */
+async function readProps(url) {
+    try {
+        const response = await fetch('/api/backends/text-completions/props', {
+            method: 'POST',
+            headers: context.getRequestHeaders(),
+            body: JSON.stringify({ api_server: url, api_type: LLAMACPP, model: context.textCompletionSettings?.llamacpp_model }),
+            signal: AbortSignal.timeout(PROPS_TIMEOUT_MS),
+        });
+        if (!response.ok) {
+            return { scatter: false, message: `${url}/props could not be read (HTTP ${response.status}: is the server up, and its API key set in the connection?); scatter is not sent` };
+        }
+        const params = (await response.json())?.default_generation_settings?.params ?? {};
+        if (!('scatter_enabled' in params)) {
+            return { scatter: false, message: `${url} has no scatter (a llama.cpp without llama-scatter): scatter is not sent` };
+        }
+        return { scatter: true, params, message: `scatter ${params.scatter_enabled ? 'on' : 'off'} by default; its values are shown in the empty fields` };
+    } catch (error) {
+        return { scatter: false, message: `${url}/props did not answer (${error.message}); scatter is not sent` };
+    }
+}
+
+/** The check of `url`, made once until the connection changes. */
+function check(url) {
+    if (!checks.has(url)) checks.set(url, readProps(url));
+    return checks.get(url);
+}
+
+/** Adds the scatter fields to a llama.cpp request that has scatter, and scatter to its sampler order before temperature. */
+async function onSettingsReady(params) {
     if (params?.api_type !== LLAMACPP) return;
     const fields = requestFields(stored());
-    if (Object.keys(fields).length === 0) return;
+    if (Object.keys(fields).length === 0 || !params.api_server || !(await check(params.api_server)).scatter) return;
     Object.assign(params, fields);
     if (Array.isArray(params.samplers) && !params.samplers.includes('scatter')) {
         const samplers = [...params.samplers];
@@ -154,11 +194,16 @@ async function save() {
         if (value instanceof Error) refused.push(value.message);
         else if (value !== undefined) values[name] = value;
     }
-    document.getElementById('llama_scatter_message').textContent = refused.length ? `Not sent: ${refused.join('; ')}` : '';
-    await store(values);
+    const message = document.getElementById('llama_scatter_message');
+    message.textContent = refused.length ? `Not sent: ${refused.join('; ')}` : '';
+    try {
+        await store(values);
+    } catch (error) {
+        message.textContent = `Not stored: ${error.message}`;
+    }
 }
 
-/** The line about the connected server: whether it has scatter, and its values (llama-server's /props). */
+/** The line about the connected server: whether it has scatter, and its values (llama-server's /props), read anew. */
 async function checkServer() {
     const line = document.getElementById('llama_scatter_server');
     const settings = context.textCompletionSettings;
@@ -167,31 +212,22 @@ async function checkServer() {
         line.textContent = 'Server: not a llama.cpp connection (scatter fields are sent to llama.cpp only)';
         return;
     }
-    try {
-        const response = await fetch(`${url.replace(/\/+$/, '')}/props`);
-        const props = await response.json();
-        const params = props?.default_generation_settings?.params ?? {};
-        if (!('scatter_enabled' in params)) {
-            line.textContent = `Server: ${url} has no scatter (not a llama.cpp built with llama-scatter)`;
-            return;
-        }
-        for (const input of inputs()) {
-            const value = params[input.dataset.field];
-            if (input.tagName === 'INPUT' && typeof value === 'number') input.placeholder = String(Number(value.toPrecision(6)));
-        }
-        line.textContent = `Server: scatter ${params.scatter_enabled ? 'on' : 'off'} by default; its values are shown in the empty fields`;
-    } catch (error) {
-        line.textContent = `Server: ${url}/props did not answer (${error.message})`;
+    checks.delete(url);
+    const result = await check(url);
+    for (const input of inputs()) {
+        const value = result.params?.[input.dataset.field];
+        if (input.tagName === 'INPUT') input.placeholder = typeof value === 'number' ? String(Number(value.toPrecision(6))) : "server's value";
     }
+    line.textContent = `Server: ${result.message}`;
 }
 
 function init() {
     const container = document.getElementById('extensions_settings2') ?? document.getElementById('extensions_settings');
     container.append(panel());
     for (const input of inputs()) input.addEventListener('change', save);
-    document.getElementById('llama_scatter_clear').addEventListener('click', async () => {
+    document.getElementById('llama_scatter_clear').addEventListener('click', () => {
         for (const input of inputs()) input.value = '';
-        await save();
+        return save();
     });
     const { eventSource, eventTypes } = context;
     eventSource.on(eventTypes.TEXT_COMPLETION_SETTINGS_READY, onSettingsReady);
