@@ -66,22 +66,22 @@ typedef struct llama_scatter_params {
   // disables. Only finite candidates count; when scatter fires, the
   // candidate array is truncated to the medium.
   int32_t k;
-  // [0.0] Blend of the direct (0) and the rank-smoothed (1) distribution,
-  // 0 disables. Clamped to [0, 1]; adaptive mode or absorption scatters
-  // even at 0.
+  // [0.0] Blend of the direct (0) and the rank-smoothed (1) distribution, 0
+  // disables. Clamped to [0, 1]; adaptive mode or absorption scatters even
+  // at 0.
   float strength;
-  // [2.5] Radius of the Gaussian kernel in ranks, larger moves mass
-  // across more ranks; 0 disables. Capped at 16; a negative or NaN
-  // radius disables too.
+  // [2.5] Radius of the Gaussian kernel in ranks, larger moves mass across
+  // more ranks; 0 disables. Capped at 16; a negative or NaN radius disables
+  // too.
   float radius;
-  // [1] Diffusion passes, n passes ~ one pass of radius*sqrt(n); 0
-  // disables. Capped at 8; a negative count disables too.
+  // [1] Diffusion passes, n passes ~ one pass of radius*sqrt(n); 0 disables.
+  // Capped at 8; a negative count disables too.
   int32_t steps;
   // [false] Strength follows the entropy of the medium. Its normalised
   // entropy H picks the strength on the line through (0, `strength_max`),
   // (`entropy_target`, `strength`), (1, `strength_min`), clamped to
-  // [`strength_min`, `strength_max`]. A confident model is scattered
-  // more: risky for code, math and names.
+  // [`strength_min`, `strength_max`]. A confident model is scattered more:
+  // risky for code, math and names.
   bool adaptive;
   // [0.02] Lower clamp of the adaptive strength. In [0, 1]; NaN takes the
   // default; swapped with `strength_max` if larger.
@@ -89,11 +89,11 @@ typedef struct llama_scatter_params {
   // [0.30] Upper clamp of the adaptive strength. In [0, 1]; NaN takes the
   // default.
   float strength_max;
-  // [0.55] Normalised entropy at which adaptive mode uses the strength.
-  // In [0, 1]; NaN takes the default.
+  // [0.55] Normalised entropy at which adaptive mode uses the strength. In
+  // [0, 1]; NaN takes the default.
   float entropy_target;
-  // [0.0] Repeated-token damping p*exp(-absorption*count), keep it low;
-  // 0 disables. `count` is the token's occurrences among the last
+  // [0.0] Repeated-token damping p*exp(-absorption*count), keep it low; 0
+  // disables. `count` is the token's occurrences among the last
   // `absorption_last_n` accepted tokens. Negative counts as 0, capped at
   // 1000; the adaptive-absorb preset uses 0.06.
   float absorption;
@@ -103,8 +103,8 @@ typedef struct llama_scatter_params {
   // [1.0] Probability per token that scattering happens, mean free path ~
   // 1/collision tokens; 0 disables. Clamped to (0, 1]; negative or NaN
   // disables too. When the gate does not fire, the candidates are left
-  // bit-for-bit untouched. Below 1 a number is drawn from the sampler's
-  // own RNG on every apply.
+  // bit-for-bit untouched. Below 1 a number is drawn from the sampler's own
+  // RNG on every apply.
   float collision;
   // [LLAMA_DEFAULT_SEED] Seed of the collision gate's RNG;
   // LLAMA_DEFAULT_SEED picks a random seed (again at every reset).

@@ -1,4 +1,4 @@
-"""Made from scatter-core/src/fields.rs by scatter-core/src/made.rs (LLAMA_SCATTER_BLESS=1 cargo test --test made): edit those, not this file.
+"""Made from scatter-core/src/fields.rs by scatter-core/src/made.rs (cargo xtask made): edit those, not this file.
 
 Every field of `struct llama_scatter_params`, in order: its ctypes type, kind (int, float, flag,
 seed), accepted range, default, what llama.cpp's tools make of it (own: a --scatter-<name> flag and

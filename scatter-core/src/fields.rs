@@ -4,10 +4,11 @@
 //! written: every file made for a front end (the tools' rows, llama-server's
 //! fields, the web UI's table, the Python package's list, the header's caps)
 //! is made from this table by [`crate::made`], and the docs' parameter tables
-//! are checked against it. Each field's description is its doc comment in
-//! `params.rs`, the one C readers see ([`Field::help`] reads it from there);
-//! defaults are read from [`Params::DEFAULT`], caps from the `MAX_*`
-//! constants the sampler clamps with.
+//! are checked against it. Each field's description is written here, once
+//! ([`Field::doc`]): `params.rs`'s doc comments of [`Params`], the ones C
+//! readers see in the header, are made from it, and [`Field::help`] is its
+//! first sentence. Defaults are read from [`Params::DEFAULT`], caps from the
+//! `MAX_*` constants the sampler clamps with.
 
 use crate::params::{Params, HISTORY_CAPACITY, MAX_ABSORPTION, MAX_RADIUS, MAX_STEPS};
 
@@ -113,6 +114,10 @@ pub struct Field {
     /// The cap the sampler clamps larger values to (1 for a fraction), or
     /// `None`: the type's largest value is the top of the range.
     pub cap: Option<f64>,
+    /// Its description, as one line: `[default]`, one sentence that every
+    /// front end shows as its help, then the clamps (for C readers: the
+    /// header's comment on the field).
+    pub doc: &'static str,
     /// The field's value in a [`Params`], a flag as 0 or 1.
     pub value: fn(&Params) -> f64,
 }
@@ -149,12 +154,13 @@ impl Number for bool {
 /// A row: the name and the accessor come from the one identifier, so that a
 /// row cannot read another field.
 macro_rules! field {
-    ($name:ident, $kind:ident, $tools:ident, $cap:expr) => {
+    ($name:ident, $kind:ident, $tools:ident, $cap:expr, $doc:expr) => {
         Field {
             name: stringify!($name),
             kind: Kind::$kind,
             tools: Tools::$tools,
             cap: $cap,
+            doc: $doc,
             value: |p| Number::number(p.$name),
         }
     };
@@ -162,47 +168,109 @@ macro_rules! field {
 
 /// Every user parameter, in the order of [`Params`].
 pub const FIELDS: [Field; 12] = [
-    field!(k, Int, Own, None),
-    field!(strength, Float, Own, Some(1.0)),
-    field!(radius, Float, Own, Some(MAX_RADIUS)),
-    field!(steps, Int, Own, Some(MAX_STEPS as f64)),
-    field!(adaptive, Flag, Own, None),
-    field!(strength_min, Float, Own, Some(1.0)),
-    field!(strength_max, Float, Own, Some(1.0)),
-    field!(entropy_target, Float, Own, Some(1.0)),
-    field!(absorption, Float, Own, Some(MAX_ABSORPTION)),
-    field!(absorption_last_n, Int, Own, Some(HISTORY_CAPACITY as f64)),
-    field!(collision, Float, Own, Some(1.0)),
-    field!(seed, Seed, Seed, None),
+    field!(
+        k,
+        Int,
+        Own,
+        None,
+        "[64] Size of the medium, the top-K candidates that take part; <= 1 disables. \
+         Only finite candidates count; when scatter fires, the candidate array is \
+         truncated to the medium."
+    ),
+    field!(
+        strength,
+        Float,
+        Own,
+        Some(1.0),
+        "[0.0] Blend of the direct (0) and the rank-smoothed (1) distribution, 0 \
+         disables. Clamped to [0, 1]; adaptive mode or absorption scatters even at 0."
+    ),
+    field!(
+        radius,
+        Float,
+        Own,
+        Some(MAX_RADIUS),
+        "[2.5] Radius of the Gaussian kernel in ranks, larger moves mass across more \
+         ranks; 0 disables. Capped at 16; a negative or NaN radius disables too."
+    ),
+    field!(
+        steps,
+        Int,
+        Own,
+        Some(MAX_STEPS as f64),
+        "[1] Diffusion passes, n passes ~ one pass of radius*sqrt(n); 0 disables. Capped \
+         at 8; a negative count disables too."
+    ),
+    field!(
+        adaptive,
+        Flag,
+        Own,
+        None,
+        "[false] Strength follows the entropy of the medium. Its normalised entropy H \
+         picks the strength on the line through (0, `strength_max`), (`entropy_target`, \
+         `strength`), (1, `strength_min`), clamped to [`strength_min`, `strength_max`]. A \
+         confident model is scattered more: risky for code, math and names."
+    ),
+    field!(
+        strength_min,
+        Float,
+        Own,
+        Some(1.0),
+        "[0.02] Lower clamp of the adaptive strength. In [0, 1]; NaN takes the default; \
+         swapped with `strength_max` if larger."
+    ),
+    field!(
+        strength_max,
+        Float,
+        Own,
+        Some(1.0),
+        "[0.30] Upper clamp of the adaptive strength. In [0, 1]; NaN takes the default."
+    ),
+    field!(
+        entropy_target,
+        Float,
+        Own,
+        Some(1.0),
+        "[0.55] Normalised entropy at which adaptive mode uses the strength. In [0, 1]; \
+         NaN takes the default."
+    ),
+    field!(
+        absorption,
+        Float,
+        Own,
+        Some(MAX_ABSORPTION),
+        "[0.0] Repeated-token damping p*exp(-absorption*count), keep it low; 0 disables. \
+         `count` is the token's occurrences among the last `absorption_last_n` accepted \
+         tokens. Negative counts as 0, capped at 1000; the adaptive-absorb preset uses \
+         0.06."
+    ),
+    field!(
+        absorption_last_n,
+        Int,
+        Own,
+        Some(HISTORY_CAPACITY as f64),
+        "[64] History window of absorption in tokens; 0 disables. A negative window \
+         disables too; at most 65,536 tokens are kept."
+    ),
+    field!(
+        collision,
+        Float,
+        Own,
+        Some(1.0),
+        "[1.0] Probability per token that scattering happens, mean free path ~ \
+         1/collision tokens; 0 disables. Clamped to (0, 1]; negative or NaN disables too. \
+         When the gate does not fire, the candidates are left bit-for-bit untouched. \
+         Below 1 a number is drawn from the sampler's own RNG on every apply."
+    ),
+    field!(
+        seed,
+        Seed,
+        Seed,
+        None,
+        "[LLAMA_DEFAULT_SEED] Seed of the collision gate's RNG; LLAMA_DEFAULT_SEED picks \
+         a random seed (again at every reset)."
+    ),
 ];
-
-/// The source of [`Params`], whose doc comments are the fields' descriptions.
-const PARAMS_SOURCE: &str = include_str!("params.rs");
-
-/// The fields of `pub struct Params` in `params.rs`, in order: (name, Rust
-/// type, doc comment as one line).
-pub fn declared() -> Vec<(&'static str, &'static str, String)> {
-    let body = PARAMS_SOURCE
-        .split_once("pub struct Params {")
-        .and_then(|(_, rest)| rest.split_once("\n}"))
-        .map(|(body, _)| body)
-        .expect("params.rs declares `pub struct Params`");
-    let mut fields = Vec::new();
-    let mut doc = Vec::new();
-    for line in body.lines().map(str::trim) {
-        if let Some(text) = line.strip_prefix("///") {
-            doc.push(text.trim());
-        } else if let Some((name, ty)) = line
-            .strip_prefix("pub ")
-            .and_then(|decl| decl.strip_suffix(','))
-            .and_then(|decl| decl.split_once(": "))
-        {
-            fields.push((name, ty, doc.join(" ")));
-            doc.clear();
-        }
-    }
-    fields
-}
 
 /// cbindgen:ignore
 /// (Rust-side facts of the table; C sees the fields themselves.)
@@ -228,18 +296,8 @@ impl Field {
         (self.value)(&Params::DEFAULT)
     }
 
-    /// The field's doc comment in `params.rs`, as one line: `[default]`,
-    /// then the description, then the clamps.
-    pub fn doc(&self) -> String {
-        declared()
-            .into_iter()
-            .find(|(name, _, _)| *name == self.name)
-            .map(|(_, _, doc)| doc)
-            .unwrap_or_else(|| panic!("`Params` has no field `{}`", self.name))
-    }
-
-    /// What the field does, in one line: the first sentence of its doc
-    /// comment after the `[default]`, without its full stop and with its
+    /// What the field does, in one line: the first sentence of its
+    /// description after the `[default]`, without its full stop and with its
     /// first letter in lower case (the tools' help and the web UI's).
     ///
     /// ```
@@ -248,8 +306,7 @@ impl Field {
     /// assert!(FIELDS[1].help().starts_with("blend of the direct (0)"));
     /// ```
     pub fn help(&self) -> String {
-        let doc = self.doc();
-        let text = doc.split_once("] ").map_or(doc.as_str(), |(_, text)| text);
+        let text = self.doc.split_once("] ").map_or(self.doc, |(_, text)| text);
         let sentence = text
             .split_once(". ")
             .map_or(text.trim_end_matches('.'), |(first, _)| first);
@@ -263,15 +320,78 @@ impl Field {
 mod tests {
     use super::*;
 
-    /// One row per field of `Params`, in its order and of its type.
+    /// A number as a description writes it: `0.3`, `16`, and `65,536` too.
+    fn number(v: f64) -> Vec<String> {
+        let plain = (v as f32).to_string();
+        let mut grouped = String::new();
+        for (i, c) in plain.chars().enumerate() {
+            if i > 0 && v >= 10_000.0 && v.fract() == 0.0 && (plain.len() - i) % 3 == 0 {
+                grouped.push(',');
+            }
+            grouped.push(c);
+        }
+        vec![plain, grouped]
+    }
+
+    /// Whether `doc` states `cap` as what the sampler clamps to: "capped at
+    /// CAP", "at most CAP", or a range after "clamped to" or "in" that ends
+    /// at it ("Clamped to (0, 1]"). A number elsewhere ("1/collision", "the
+    /// rank-smoothed (1)") is not a cap.
+    fn states_cap(doc: &str, cap: f64) -> bool {
+        let doc = doc.to_lowercase();
+        let ends = |rest: &str| {
+            let mut next = rest.chars();
+            match next.next() {
+                Some(c) if c.is_ascii_digit() => false,
+                Some(',' | '.') => !next.next().is_some_and(|c| c.is_ascii_digit()),
+                _ => true,
+            }
+        };
+        number(cap).iter().any(|n| {
+            ["capped at ", "at most "].iter().any(|lead| {
+                let phrase = format!("{lead}{n}");
+                doc.match_indices(&phrase)
+                    .any(|(at, _)| ends(&doc[at + phrase.len()..]))
+            }) || doc.match_indices(&format!(", {n}]")).any(|(end, _)| {
+                let open = doc[..end].rfind(['[', '(']).unwrap_or(0);
+                doc[..open].ends_with("clamped to ") || doc[..open].ends_with("in ")
+            })
+        })
+    }
+
+    /// Each description starts with the field's default in brackets, the
+    /// core's, and states the cap the sampler clamps to.
     #[test]
-    fn the_table_is_the_structs() {
-        let declared: Vec<(&str, &str)> = declared().iter().map(|(n, t, _)| (*n, *t)).collect();
-        let rows: Vec<(&str, &str)> = FIELDS
-            .iter()
-            .map(|f| (f.name, f.kind.rust_type()))
-            .collect();
-        assert_eq!(declared, rows);
+    fn each_description_states_the_default_and_the_cap() {
+        for field in &FIELDS {
+            let (bracket, rest) = field
+                .doc
+                .strip_prefix('[')
+                .and_then(|d| d.split_once("] "))
+                .unwrap_or_else(|| {
+                    panic!("the doc of `{}` does not start with [default]", field.name)
+                });
+            let stated = match field.kind {
+                Kind::Flag => bracket.parse::<bool>().map(|b| f64::from(u8::from(b))).ok(),
+                Kind::Seed if bracket == "LLAMA_DEFAULT_SEED" => {
+                    Some(f64::from(crate::params::DEFAULT_SEED))
+                }
+                _ => bracket.parse::<f64>().ok(),
+            };
+            assert_eq!(
+                stated.map(|v| v as f32),
+                Some(field.default() as f32),
+                "the doc of `{}` states the default [{bracket}]",
+                field.name
+            );
+            if let Some(cap) = field.cap {
+                assert!(
+                    states_cap(rest, cap),
+                    "the doc of `{}` does not state its cap {cap}: {rest:?}",
+                    field.name
+                );
+            }
+        }
     }
 
     #[test]

@@ -1,32 +1,34 @@
 //! The files made from the table of fields ([`crate::fields::FIELDS`]) and
 //! the presets, for the front ends that cannot read this crate: llama.cpp's
-//! tools, the web UI, the SillyTavern extension, the Python package, and the
-//! C header's caps. The
-//! library's test `made` compares each with its committed copy and
-//! rewrites them under `LLAMA_SCATTER_BLESS=1`; nothing else writes them.
+//! tools, the web UI, the SillyTavern extension, the Python package, the C
+//! header's caps, and the doc comments of [`crate::params::Params`] (the
+//! header's comments on its fields). `cargo xtask made` (`xtask/`) writes
+//! them, and the header after them; its test compares each with its
+//! committed copy. Nothing else writes them.
 
 use crate::fields::{Field, Kind, Tools, FIELDS};
 use crate::params::PRESETS;
 
 /// The first line of every made file, as a comment in its language.
 const MADE: &str = "Made from scatter-core/src/fields.rs by scatter-core/src/made.rs \
-                    (LLAMA_SCATTER_BLESS=1 cargo test --test made): edit those, not this file.";
+                    (cargo xtask made): edit those, not this file.";
 
 /// A made file, or a made block of a document: its path from the
 /// repository's root, and its text.
 pub struct File {
     /// Where it is committed, from the repository's root.
     pub path: &'static str,
-    /// `None` for a whole file; else the name of the block the text is, in a
-    /// Markdown document: the lines between `<!-- made: NAME -->` and
-    /// `<!-- made: end -->`.
+    /// `None` for a whole file; else the name of the block the text is: the
+    /// lines between `<!-- made: NAME -->` and `<!-- made: end -->` in a
+    /// Markdown document, `// made: NAME` and `// made: end` in Rust.
     pub block: Option<&'static str>,
     /// What it holds.
     pub text: String,
 }
 
 /// Every made file and block but the header (which cbindgen makes from the
-/// sources, `src/ffi/limits.rs` included, so that one comes first).
+/// sources, `src/ffi/limits.rs` and `params.rs` included, so that those come
+/// first).
 pub fn files() -> Vec<File> {
     let file = |path, text| File {
         path,
@@ -35,6 +37,11 @@ pub fn files() -> Vec<File> {
     };
     vec![
         file("src/ffi/limits.rs", limits()),
+        File {
+            path: "scatter-core/src/params.rs",
+            block: Some("params"),
+            text: params_fields(),
+        },
         file(
             "integration/llama.cpp/files/common/scatter-fields.def",
             tools_rows(),
@@ -59,6 +66,34 @@ pub fn files() -> Vec<File> {
             text: spec_table(),
         },
     ]
+}
+
+/// The fields of `struct Params`, each under its description as a doc
+/// comment wrapped at 80 columns (cbindgen makes the header's comments of
+/// them).
+fn params_fields() -> String {
+    const INDENT: &str = "    /// ";
+    let mut out = String::new();
+    for field in &FIELDS {
+        let mut line = String::from(INDENT);
+        for word in field.doc.split(' ') {
+            if line.len() > INDENT.len() && line.len() + 1 + word.len() > 80 {
+                out += &line;
+                out.push('\n');
+                line = String::from(INDENT);
+            }
+            if line.len() > INDENT.len() {
+                line.push(' ');
+            }
+            line += word;
+        }
+        out += &format!(
+            "{line}\n    pub {}: {},\n",
+            field.name,
+            field.kind.rust_type()
+        );
+    }
+    out
 }
 
 /// The fields a request sets as `scatter_<name>`: those with [`Tools::Own`].
@@ -284,8 +319,10 @@ fn spec_table() -> String {
     let mut out =
         String::from("| CLI flag | C parameter | default | meaning |\n|---|---|---|---|\n");
     for field in &FIELDS {
-        let doc = field.doc();
-        let meaning = doc.split_once("] ").map_or(doc.as_str(), |(_, text)| text);
+        let meaning = field
+            .doc
+            .split_once("] ")
+            .map_or(field.doc, |(_, text)| text);
         let option = match (field.tools, field.kind) {
             (Tools::Seed, _) => "(the chain's `--seed`)".to_string(),
             (Tools::Own, Kind::Flag) => format!("`{}`", flag(field)),

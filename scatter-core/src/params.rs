@@ -26,9 +26,9 @@ pub const MAX_ABSORPTION: f64 = 1000.0;
 /// are accepted and never beyond this, whatever `absorption_last_n` says.
 pub const HISTORY_CAPACITY: usize = 65_536;
 
-// Each field's doc comment is its one description: `[default]`, then one
-// sentence that every front end shows as the field's help (`fields.rs`,
-// `Field::help`), then the clamps, for C readers.
+// The fields and their doc comments are made from the table of fields
+// (`fields.rs`: each field's one description, `Field::doc`) by `made.rs`:
+// `cargo xtask made` writes them.
 
 /// Every parameter of a scatter sampler, the seed included (SPEC §2, §3).
 ///
@@ -41,26 +41,27 @@ pub const HISTORY_CAPACITY: usize = 65_536;
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Params {
+    // made: params
     /// [64] Size of the medium, the top-K candidates that take part; <= 1
     /// disables. Only finite candidates count; when scatter fires, the
     /// candidate array is truncated to the medium.
     pub k: i32,
-    /// [0.0] Blend of the direct (0) and the rank-smoothed (1) distribution,
-    /// 0 disables. Clamped to [0, 1]; adaptive mode or absorption scatters
-    /// even at 0.
+    /// [0.0] Blend of the direct (0) and the rank-smoothed (1) distribution, 0
+    /// disables. Clamped to [0, 1]; adaptive mode or absorption scatters even
+    /// at 0.
     pub strength: f32,
-    /// [2.5] Radius of the Gaussian kernel in ranks, larger moves mass
-    /// across more ranks; 0 disables. Capped at 16; a negative or NaN
-    /// radius disables too.
+    /// [2.5] Radius of the Gaussian kernel in ranks, larger moves mass across
+    /// more ranks; 0 disables. Capped at 16; a negative or NaN radius disables
+    /// too.
     pub radius: f32,
-    /// [1] Diffusion passes, n passes ~ one pass of radius*sqrt(n); 0
-    /// disables. Capped at 8; a negative count disables too.
+    /// [1] Diffusion passes, n passes ~ one pass of radius*sqrt(n); 0 disables.
+    /// Capped at 8; a negative count disables too.
     pub steps: i32,
     /// [false] Strength follows the entropy of the medium. Its normalised
     /// entropy H picks the strength on the line through (0, `strength_max`),
     /// (`entropy_target`, `strength`), (1, `strength_min`), clamped to
-    /// [`strength_min`, `strength_max`]. A confident model is scattered
-    /// more: risky for code, math and names.
+    /// [`strength_min`, `strength_max`]. A confident model is scattered more:
+    /// risky for code, math and names.
     pub adaptive: bool,
     /// [0.02] Lower clamp of the adaptive strength. In [0, 1]; NaN takes the
     /// default; swapped with `strength_max` if larger.
@@ -68,11 +69,11 @@ pub struct Params {
     /// [0.30] Upper clamp of the adaptive strength. In [0, 1]; NaN takes the
     /// default.
     pub strength_max: f32,
-    /// [0.55] Normalised entropy at which adaptive mode uses the strength.
-    /// In [0, 1]; NaN takes the default.
+    /// [0.55] Normalised entropy at which adaptive mode uses the strength. In
+    /// [0, 1]; NaN takes the default.
     pub entropy_target: f32,
-    /// [0.0] Repeated-token damping p*exp(-absorption*count), keep it low;
-    /// 0 disables. `count` is the token's occurrences among the last
+    /// [0.0] Repeated-token damping p*exp(-absorption*count), keep it low; 0
+    /// disables. `count` is the token's occurrences among the last
     /// `absorption_last_n` accepted tokens. Negative counts as 0, capped at
     /// 1000; the adaptive-absorb preset uses 0.06.
     pub absorption: f32,
@@ -82,12 +83,13 @@ pub struct Params {
     /// [1.0] Probability per token that scattering happens, mean free path ~
     /// 1/collision tokens; 0 disables. Clamped to (0, 1]; negative or NaN
     /// disables too. When the gate does not fire, the candidates are left
-    /// bit-for-bit untouched. Below 1 a number is drawn from the sampler's
-    /// own RNG on every apply.
+    /// bit-for-bit untouched. Below 1 a number is drawn from the sampler's own
+    /// RNG on every apply.
     pub collision: f32,
     /// [LLAMA_DEFAULT_SEED] Seed of the collision gate's RNG;
     /// LLAMA_DEFAULT_SEED picks a random seed (again at every reset).
     pub seed: u32,
+    // made: end
 }
 
 /// cbindgen:ignore

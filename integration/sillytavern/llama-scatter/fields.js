@@ -1,4 +1,4 @@
-// Made from scatter-core/src/fields.rs by scatter-core/src/made.rs (LLAMA_SCATTER_BLESS=1 cargo test --test made): edit those, not this file.
+// Made from scatter-core/src/fields.rs by scatter-core/src/made.rs (cargo xtask made): edit those, not this file.
 
 export const SCATTER_PRESETS = ['subtle', 'creative', 'adaptive', 'collision', 'adaptive-absorb'];
 
