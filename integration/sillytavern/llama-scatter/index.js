@@ -204,16 +204,32 @@ async function save() {
 }
 
 /** The line about the connected server: whether it has scatter, and its values (llama-server's /props), read anew. */
+/** The llama.cpp server the connection names, or undefined for another API type. */
+function connectedUrl() {
+    const settings = context.textCompletionSettings;
+    return settings?.type === LLAMACPP ? settings?.server_urls?.[LLAMACPP] || undefined : undefined;
+}
+
+/** The connection the server line describes (null: none yet). */
+let described = null;
+
+/** The server line again, where the connection changed (connecting to another server with the same
+ * model changes no online status, so the settings' saves are watched too). */
+function recheckIfMoved() {
+    return connectedUrl() === described ? undefined : checkServer();
+}
+
 async function checkServer() {
     const line = document.getElementById('llama_scatter_server');
-    const settings = context.textCompletionSettings;
-    const url = settings?.server_urls?.[LLAMACPP];
-    if (settings?.type !== LLAMACPP || !url) {
+    const url = connectedUrl();
+    described = url;
+    if (!url) {
         line.textContent = 'Server: not a llama.cpp connection (scatter fields are sent to llama.cpp only)';
         return;
     }
     checks.delete(url);
     const result = await check(url);
+    if (described !== url) return; // the connection moved on while /props was read
     for (const input of inputs()) {
         const value = result.params?.[input.dataset.field];
         if (input.tagName === 'INPUT') input.placeholder = typeof value === 'number' ? String(Number(value.toPrecision(6))) : "server's value";
@@ -233,6 +249,7 @@ function init() {
     eventSource.on(eventTypes.TEXT_COMPLETION_SETTINGS_READY, onSettingsReady);
     for (const event of [eventTypes.PRESET_CHANGED, eventTypes.SETTINGS_LOADED]) eventSource.on(event, show);
     for (const event of [eventTypes.ONLINE_STATUS_CHANGED, eventTypes.MAIN_API_CHANGED]) eventSource.on(event, checkServer);
+    eventSource.on(eventTypes.SETTINGS_UPDATED, recheckIfMoved);
     show();
     checkServer();
 }
