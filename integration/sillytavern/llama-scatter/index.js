@@ -24,7 +24,7 @@ const LLAMACPP = 'llamacpp';
 const PRESET = 'scatter_preset';
 /** How long a /props read may take before the server counts as unread. */
 const PROPS_TIMEOUT_MS = 5000;
-/** Per server URL: the promise of its /props check, {scatter: bool, params, message}. */
+/** Per server URL: the promise of its /props check (readProps). */
 const checks = new Map();
 
 /** "scatter_strength_min" -> "strength min". */
@@ -76,7 +76,7 @@ export function requestFields(values) {
 
 /**
  * Reads a server's /props through SillyTavern's server (the connection's API key added there), within
- * PROPS_TIMEOUT_MS: {scatter, params, message}; never rejects.
+ * PROPS_TIMEOUT_MS: {scatter, read, params, message}; never rejects.
  */
 async function readProps(url) {
     try {
@@ -87,21 +87,27 @@ async function readProps(url) {
             signal: AbortSignal.timeout(PROPS_TIMEOUT_MS),
         });
         if (!response.ok) {
-            return { scatter: false, message: `${url}/props could not be read (HTTP ${response.status}: is the server up, and its API key set in the connection?); scatter is not sent` };
+            return { scatter: false, read: false, message: `${url}/props could not be read (HTTP ${response.status}: is the server up, and its API key set in the connection?); scatter is not sent` };
         }
         const params = (await response.json())?.default_generation_settings?.params ?? {};
         if (!('scatter_enabled' in params)) {
-            return { scatter: false, message: `${url} has no scatter (a llama.cpp without llama-scatter): scatter is not sent` };
+            return { scatter: false, read: true, message: `${url} has no scatter (a llama.cpp without llama-scatter): scatter is not sent` };
         }
-        return { scatter: true, params, message: `scatter ${params.scatter_enabled ? 'on' : 'off'} by default; its values are shown in the empty fields` };
+        return { scatter: true, read: true, params, message: `scatter ${params.scatter_enabled ? 'on' : 'off'} by default; its values are shown in the empty fields` };
     } catch (error) {
-        return { scatter: false, message: `${url}/props did not answer (${error.message}); scatter is not sent` };
+        return { scatter: false, read: false, message: `${url}/props did not answer (${error.message}); scatter is not sent` };
     }
 }
 
-/** The check of `url`, made once until the connection changes. */
+/** The check of `url`, kept until the connection changes; one that could not read /props is not kept,
+ * so the next request asks again. */
 function check(url) {
-    if (!checks.has(url)) checks.set(url, readProps(url));
+    if (!checks.has(url)) {
+        checks.set(url, readProps(url).then(result => {
+            if (!result.read) checks.delete(url);
+            return result;
+        }));
+    }
     return checks.get(url);
 }
 
@@ -203,7 +209,6 @@ async function save() {
     }
 }
 
-/** The line about the connected server: whether it has scatter, and its values (llama-server's /props), read anew. */
 /** The llama.cpp server the connection names, or undefined for another API type. */
 function connectedUrl() {
     const settings = context.textCompletionSettings;
@@ -219,6 +224,7 @@ function recheckIfMoved() {
     return connectedUrl() === described ? undefined : checkServer();
 }
 
+/** The line about the connected server: whether it has scatter, and its values (llama-server's /props), read anew. */
 async function checkServer() {
     const line = document.getElementById('llama_scatter_server');
     const url = connectedUrl();
