@@ -3,6 +3,7 @@
  * full Gemma 3 vocabulary (262,144); plus names, noop samplers, forced
  * tokens and extra parameter combinations, all through llama.cpp's API. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,7 +13,11 @@
 #include "support/presets.h"
 #include "support/synth.h"
 
-static const size_t SIZES[] = { 0, 1, 2, 63, 64, 65, 262144 };
+/* The last size is a full Gemma 3 vocabulary, or the size LLAMA_SCATTER_TEST_LARGE_ROW names: under
+ * valgrind memcheck a row of 4,096 (cmake/Hardening.cmake), which takes every path the full row takes
+ * (k <= 256 candidates out of a larger row) at a fraction of valgrind's time. */
+static size_t SIZES[] = { 0, 1, 2, 63, 64, 65, 262144 };
+enum { N_SIZES = sizeof SIZES / sizeof SIZES[0] };
 static const char * const KINDS[] = { "zipf", "ties", "nonfinite" };
 
 /* Ids 0..9 are the ten most likely tokens of a Zipf row. */
@@ -21,7 +26,7 @@ enum { N_HISTORY = sizeof HISTORY / sizeof HISTORY[0] };
 
 static void check_params_on_all_rows(const char * name, const struct llama_scatter_params * p) {
     const bool absorbing = p->absorption > 0.0f;
-    for (size_t si = 0; si < sizeof SIZES / sizeof SIZES[0]; si++) {
+    for (size_t si = 0; si < N_SIZES; si++) {
         const size_t n = SIZES[si];
         llama_token_data * row = malloc((n ? n : 1) * sizeof *row);
         for (int kind = 0; kind < 3; kind++) {
@@ -198,6 +203,16 @@ static void check_enabled(void) {
 }
 
 int main(void) {
+    const char * large = getenv("LLAMA_SCATTER_TEST_LARGE_ROW");
+    if (large) {
+        char * end = NULL;
+        const unsigned long n = strtoul(large, &end, 10);
+        if (*large == '\0' || *end != '\0' || n <= 256 || n > 262144) {
+            fprintf(stderr, "LLAMA_SCATTER_TEST_LARGE_ROW=%s: a row size above 256 (the largest k here) and at most 262144\n", large);
+            return 2;
+        }
+        SIZES[N_SIZES - 1] = (size_t) n;
+    }
     for (size_t i = 0; i < presets_count(); i++) {
         const struct llama_scatter_params p = preset_with_seed(i, 1234u + (uint32_t) i);
         check_params_on_all_rows(llama_scatter_preset_name(i), &p);

@@ -3,7 +3,9 @@
 # from the archive so that it holds one version only: app/ is llama-server and what it loads (ggml's
 # CPU variants and RPC module, the shared libraries by their run-time names) and the licences. Not the
 # other tools, the static library, the headers, CMake's and pkg-config's files: the image serves, it
-# builds nothing (upstream's server image holds the server and its libraries only).
+# builds nothing (upstream's server image holds the server and its libraries only). Not the Vulkan
+# module either: the image is the CPU server, as upstream's `server` image of cpu.Dockerfile, and a
+# container reaches a GPU only with its driver inside and the device passed in (29 MB it cannot use).
 set(_archive "")
 foreach(_file IN LISTS CPACK_PACKAGE_FILES)
     if(_file MATCHES "\\.tar\\.gz$")
@@ -22,6 +24,7 @@ file(GLOB _top LIST_DIRECTORIES true "${_unpacked}/*")
 set(_app "${_context}/app")
 file(MAKE_DIRECTORY "${_app}/bin" "${_app}/lib")
 file(GLOB _bin "${_top}/bin/llama-server" "${_top}/bin/libggml-*.so")
+list(FILTER _bin EXCLUDE REGEX "/libggml-vulkan\\.so$")
 # A library goes by its soname (libX.so.N, libX.so.N.M.K behind it); llama.cpp's tools' own libraries
 # have none (libllama-server-impl.so). A bare libX.so beside a versioned one is a link-time name.
 file(GLOB _lib LIST_DIRECTORIES false "${_top}/lib/*.so*")

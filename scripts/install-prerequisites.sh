@@ -17,8 +17,10 @@
 #              taken with; the system's apt sources are left as they are), and Vulkan headers new
 #              enough for the pinned ggml-vulkan (>= 1.3.261; Debian 12 ships 1.3.239) unpacked from
 #              Debian 13's libvulkan-dev into .deps/vulkan-headers, not installed
-#   release    the release's tests (packaging/tests/test_release.py): podman with runc to build and run
-#              packaging/Containerfile, mmdebstrap for its Debian base image (no registry is needed)
+#   release    the `release` workflow: the vulkan group (the release carries ggml's Vulkan module, and
+#              its tests run it on lavapipe), and for its tests (packaging/tests/test_release.py) podman
+#              with runc to build and run packaging/Containerfile, mmdebstrap for its Debian base image
+#              (no registry is needed)
 #   windows    the `release-windows` workflow: MinGW-w64's cross compiler with POSIX threads (GCC 12,
 #              what llama.cpp's std::thread needs), Wine 8 to run its tests (wine64; its program is in
 #              /usr/lib/wine, scripts/wine-run.sh finds it), and Rust's x86_64-pc-windows-gnu target
@@ -104,7 +106,10 @@ for group in "${groups[@]}"; do
       fi
       ;;
     vulkan) install_vulkan ;;
-    release) apt_install "${release_packages[@]}" ;;
+    release)
+      install_vulkan
+      apt_install "${release_packages[@]}"
+      ;;
     windows)
       apt_install "${windows_packages[@]}"
       if command -v rustup >/dev/null; then

@@ -2,10 +2,15 @@
 
   archive  the .tar.gz extracted into a fresh folder, moved, and its llama-server run with a clean
            environment (env -i): /health, a request with scatter_* fields that its
-           generation_settings show, the web UI's page, the CPU variant ggml loaded here
+           generation_settings show, the web UI's page, the CPU variant ggml loaded here, and the
+           Vulkan module finding Mesa's lavapipe
+  vulkan   the archive on lavapipe with -ngl 99 -bs: the model and scatter on Vulkan0 (a release
+           check, CTest's release_vulkan_offload, left out of the release workflow's tests)
   deb      the .deb's control and files (dpkg-deb -I/-c), then unpacked into a scratch root and
-           run the same way
-  image    packaging/Containerfile built with podman from its context (the archive's server files,
+           run the same way, then installed with apt in Debian 12 (libvulkan1 comes with it; no
+           driver: the tools say so)
+  image    the archive in Debian 12's minimal root (no Vulkan loader: the tools say so), then
+           packaging/Containerfile built with podman from its context (the archive's server files,
            packaging/image-context.cmake; LLAMA_SCATTER_IMAGE_CONTEXT names the folder), run with the
            model mounted: the same checks, its HEALTHCHECK, and what it holds (the server's files in
            one layer, nothing twice); skipped (SKIP, with the reason) where podman cannot run containers
@@ -15,7 +20,7 @@
 The Debian base is made here with mmdebstrap (no registry is reachable) and named
 localhost/llama-scatter-test-base: never a name that a user's own builds would resolve.
 
-usage: test_release.py PACKAGES_DIR VERSION archive|deb|image MODEL
+usage: test_release.py PACKAGES_DIR VERSION archive|vulkan|deb|image MODEL
        test_release.py PACKAGES_DIR VERSION cleanup
 """
 
@@ -29,9 +34,9 @@ import sys
 import tarfile
 import tempfile
 
-if not (len(sys.argv) == 5 and sys.argv[3] in ("archive", "deb", "image")
+if not (len(sys.argv) == 5 and sys.argv[3] in ("archive", "vulkan", "deb", "image")
         or len(sys.argv) == 4 and sys.argv[3] == "cleanup"):
-    sys.exit(f"usage: {sys.argv[0]} PACKAGES_DIR VERSION archive|deb|image MODEL | cleanup")
+    sys.exit(f"usage: {sys.argv[0]} PACKAGES_DIR VERSION archive|vulkan|deb|image MODEL | cleanup")
 PACKAGES, VERSION, MODE = sys.argv[1:4]
 MODEL = sys.argv[4] if MODE != "cleanup" else None
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -64,7 +69,7 @@ def unpack_deb():
 
 
 # tools.py reads the presets from the library: the release's own.
-RELEASE = {"deb": unpack_deb, "archive": unpack_archive, "image": unpack_archive}.get(MODE, lambda: None)()
+RELEASE = {"deb": unpack_deb, "archive": unpack_archive, "vulkan": unpack_archive, "image": unpack_archive}.get(MODE, lambda: None)()
 if RELEASE:
     os.environ["LLAMA_SCATTER_LIBRARY"] = os.path.join(RELEASE, "lib", f"libllama_scatter.so.{VERSION}")
 sys.path.insert(0, os.path.join(ROOT, "integration", "tests"))
@@ -86,6 +91,7 @@ def the_release_holds_what_a_user_needs():
     print(f"note: CPU variants: {' '.join(variants)}", flush=True)
     check(variants == VARIANTS, f"the CPU variants are {variants}, not the release's {VARIANTS}")
     check("x64" in variants, f"no baseline x86-64 variant among {variants}")
+    check(os.path.exists(os.path.join(RELEASE, "bin", "libggml-vulkan.so")), "the release has no Vulkan module")
     with open(os.path.join(RELEASE, "lib", "pkgconfig", "llama.pc")) as f:
         check("prefix=${pcfiledir}/../.." in f.read(), "llama.pc names a fixed prefix")
 
@@ -116,6 +122,10 @@ def served_with_a_clean_environment(release):
     try:
         path = check_serves(server, lambda: server.proc.pid)
         check(path.startswith(os.path.join(release, "bin")), f"the CPU backend came from {path}, not the release")
+        # Here Vulkan has Mesa's lavapipe only, a CPU device that ggml leaves unless told: the
+        # server says so. Where a GPU is, ggml uses it.
+        check(VULKAN_SKIPPED["no device"] in server.output() or "Vulkan0" in server.output(),
+              "the server neither used a Vulkan device nor said why not")
         for tool in TOOLS:
             version = subprocess.run(["env", "-i", os.path.join(release, "bin", tool), "--version"],
                                      capture_output=True, text=True)
@@ -128,14 +138,62 @@ def served_with_a_clean_environment(release):
         server.stop()
 
 
+# The patched tools' warnings (common/scatter-modules.cpp) when the Vulkan module is not in use.
+VULKAN_SKIPPED = {"no loader": "ggml's vulkan module is not loaded (libvulkan.so.1: cannot open shared object file",
+                  "no driver": "ggml's vulkan module loads, but its backend did not start (no driver answered)",
+                  "no device": "ggml's vulkan backend found no device, so the model runs on the CPU"}
+
+
+def lists_lavapipe():
+    """The Vulkan module loads from the moved archive with a clean environment and its backend finds
+    Mesa's lavapipe, a Vulkan device on the CPU, when GGML_VK_VISIBLE_DEVICES names it (ggml leaves
+    CPU devices otherwise)."""
+    listed = subprocess.run(["env", "-i", "GGML_VK_VISIBLE_DEVICES=0", os.path.join(RELEASE, "bin", "llama-server"),
+                             "--list-devices"], capture_output=True, text=True, timeout=120)
+    output = listed.stdout + listed.stderr
+    check(listed.returncode == 0 and re.search(r"Vulkan0: .*llvmpipe", output), f"--list-devices:\n{output[-2000:]}")
+
+
+def offloads_to_vulkan(release):
+    """On lavapipe, as a GPU user runs it: -ngl 99 -bs puts the model and the sampler chain on Vulkan0,
+    scatter runs there (`scatter_backend`), and the same seed gives the same text. A release check, not
+    every submission's: lavapipe compiles each of ggml's Vulkan pipelines the model needs on first use,
+    minutes of one core with an empty shader cache (CONTRIBUTING.md "Continuous integration"). That
+    scatter's numbers on Vulkan match the CPU's is the `vulkan` suites' check."""
+    server = Server(None, MODEL, extra=["-ngl", "99", "-bs"], launcher=[
+        "env", "-i", "GGML_VK_VISIBLE_DEVICES=0", os.path.join(release, "bin", "llama-server")])
+    try:
+        server.wait_ready()
+        texts = []
+        for _ in range(2):
+            status, body = server.request("/completion", REQUEST)
+            check(status == 200, f"/completion -> {status}: {body}")
+            settings = body["generation_settings"]
+            check(settings["scatter_enabled"] and settings["scatter_backend"],
+                  f"scatter_enabled {settings['scatter_enabled']}, scatter_backend {settings['scatter_backend']}")
+            texts.append(body["content"])
+        check(texts[0] == texts[1] and texts[0], f"the same seed gave {texts}")
+        log = server.output()
+        check(re.search(r"offloaded (\d+)/\1 layers to GPU", log), "the model's layers are not all on the GPU")
+        check(re.search(r"Vulkan0 model buffer size", log), "no model buffer on Vulkan0")
+        with open(f"/proc/{server.proc.pid}/maps") as maps:
+            check(os.path.join(release, "bin", "libggml-vulkan.so") in maps.read(), "the release's Vulkan module is not mapped")
+    except Failure:
+        print(server.tail())
+        raise
+    finally:
+        server.stop()
+
+
 def the_deb_declares_what_it_needs():
     info = subprocess.run(["dpkg-deb", "-I", DEB], capture_output=True, text=True, check=True).stdout
     fields = dict(re.findall(r"^ ([A-Z][\w-]*): (.*)$", info, re.M))
     check(fields.get("Package") == "llama-scatter" and fields.get("Version") == VERSION, f"control:\n{info}")
     depends = fields.get("Depends", "")
-    for library in ("libc6", "libgomp1", "libstdc++6"):
+    for library in ("libc6", "libgomp1", "libstdc++6", "libvulkan1"):
         check(library in depends, f"Depends lacks {library} (dpkg-shlibdeps): {depends}")
     check("llama.cpp-tools" in fields.get("Conflicts", ""), f"no Conflicts with llama.cpp-tools:\n{info}")
+    check("mesa-vulkan-drivers" in fields.get("Suggests", ""), f"no Suggests of a Vulkan driver:\n{info}")
     check(re.search(r"^ .*\bpostinst\b", info, re.M) and re.search(r"^ .*\bprerm\b", info, re.M),
           f"no postinst/prerm (the commands in /usr/bin):\n{info}")
     listing = subprocess.run(["dpkg-deb", "-c", DEB], capture_output=True, text=True, check=True).stdout
@@ -191,7 +249,7 @@ def the_context_holds_the_server_only():
     files = sorted(os.path.relpath(os.path.join(d, f), app) for d, _, names in os.walk(app) for f in names)
     print(f"note: the image's /app: {len(files)} files, {folder_bytes(app) / 1e6:.1f} MB", flush=True)
     for path in files:
-        check(not re.search(r"\.a$|^include/|^lib/(cmake|pkgconfig)/|llama-(cli|completion)", path),
+        check(not re.search(r"\.a$|^include/|^lib/(cmake|pkgconfig)/|llama-(cli|completion)|libggml-vulkan", path),
               f"the context holds {path}, which the server does not need")
     for path in ["bin/llama-server", f"lib/libllama_scatter.so.{VERSION}", "LICENSE", "LICENSE.llama.cpp",
                  *(f"bin/libggml-cpu-{variant}.so" for variant in VARIANTS)]:
@@ -255,6 +313,21 @@ def cleanup():
             check(removed.returncode == 0, f"podman rmi {image}: {removed.stderr[-1000:]}")
 
 
+def the_archive_runs_without_a_vulkan_loader():
+    """The archive in Debian 12's minimal root (no libvulkan1; libgomp1 installed, as README says):
+    llama-completion runs scatter on the CPU and says why Vulkan is not used."""
+    model_dir, model_name = os.path.split(os.path.abspath(MODEL))
+    script = ("apt-get update -qq && apt-get install -y -qq --no-install-recommends libgomp1 >/dev/null"
+              " && /release/bin/llama-completion -m /models/" + model_name
+              + " -no-cnv -p 'Once upon a time' -n 4 --threads 2 --ctx-size 256 --no-warmup --scatter-preset creative")
+    ran = podman("run", "--rm", "--network=host", "-v", f"{RELEASE}:/release:ro", "-v", f"{model_dir}:/models:ro",
+                 BASE, "bash", "-c", script)
+    output = ran.stdout + ran.stderr
+    check(ran.returncode == 0, f"the archive in Debian 12 failed ({ran.returncode}):\n{output[-3000:]}")
+    check(re.search(r"sampler chain: .*scatter", output), f"llama-completion ran no scatter:\n{output[-2000:]}")
+    check(VULKAN_SKIPPED["no loader"] in output, f"llama-completion did not say why Vulkan is not used:\n{output[-2000:]}")
+
+
 def apt_installs_the_deb():
     """`apt install ./llama-scatter_*.deb` in Debian 12: its dependencies resolved from Debian's
     archive, its postinst's commands on the PATH, run with the model."""
@@ -270,13 +343,19 @@ def apt_installs_the_deb():
     for tool in TOOLS:
         check(f"/usr/bin/{tool}" in ran.stdout, f"{tool} is not /usr/bin/{tool} after apt install:\n{ran.stdout[-1000:]}")
     check(re.search(r"sampler chain: .*scatter", output), f"llama-completion ran no scatter:\n{output[-2000:]}")
+    # libvulkan1 came with the package; Debian's minimal root has no Vulkan driver.
+    check(VULKAN_SKIPPED["no driver"] in output, f"llama-completion did not say why Vulkan is not used:\n{output[-2000:]}")
 
 
 try:
     if MODE == "archive":
         run_tests([("the archive holds what a user needs", the_release_holds_what_a_user_needs),
                    ("the moved archive serves scatter with a clean environment",
-                    lambda: served_with_a_clean_environment(RELEASE))])
+                    lambda: served_with_a_clean_environment(RELEASE)),
+                   ("the moved archive's Vulkan module finds lavapipe", lists_lavapipe)])
+    elif MODE == "vulkan":
+        run_tests([("the moved archive offloads the model and scatter to Vulkan (lavapipe)",
+                    lambda: offloads_to_vulkan(RELEASE))])
     elif MODE == "deb":
         tests = [("the package declares its dependencies, conflict and files", the_deb_declares_what_it_needs),
                  ("the unpacked package holds what a user needs", the_release_holds_what_a_user_needs),
@@ -294,7 +373,9 @@ try:
         if reason:
             print(f"SKIP the container image: {reason}")
             sys.exit(0)
-        run_tests([("the image's context holds the server's files, one version", the_context_holds_the_server_only),
+        run_tests([("the archive in Debian 12 without a Vulkan loader runs on the CPU and says why",
+                    the_archive_runs_without_a_vulkan_loader),
+                   ("the image's context holds the server's files, one version", the_context_holds_the_server_only),
                    ("the image built from its context serves scatter", the_image_serves)])
     else:
         run_tests([("the tests' images and their base removed", cleanup)])

@@ -132,3 +132,10 @@ std::string common_scatter_json_shown(const common_json & value);
 // One line for common_params_sampling::print().
 std::string common_scatter_print(const common_params_sampling & params);
 
+
+// Before a model loads: a warning when a GPU module beside the program (the release's
+// libggml-vulkan.so) is not in use, with the reason (not loaded, no driver, no device) and what a
+// GPU needs. ggml's release build loads its modules silently, so without this a GPU user whose
+// Vulkan loader or driver is missing sees the model run on the CPU and no word why. Linux only: the
+// Windows release ships no GPU module. (common/scatter-modules.cpp)
+void common_scatter_note_modules();
