@@ -155,13 +155,16 @@ def lists_lavapipe():
 
 
 def offloads_to_vulkan(release):
-    """On lavapipe, as a GPU user runs it: -ngl 99 -bs puts the model and the sampler chain on Vulkan0,
-    scatter runs there (`scatter_backend`), and the same seed gives the same text. A release check, not
-    every submission's: lavapipe compiles each of ggml's Vulkan pipelines the model needs on first use,
-    minutes of one core with an empty shader cache (CONTRIBUTING.md "Continuous integration"). That
-    scatter's numbers on Vulkan match the CPU's is the `vulkan` suites' check."""
-    server = Server(None, MODEL, extra=["-ngl", "99", "-bs"], launcher=[
-        "env", "-i", "GGML_VK_VISIBLE_DEVICES=0", os.path.join(release, "bin", "llama-server")])
+    """On lavapipe, as a GPU user runs it (-ngl 99 -bs), with the repeating layers kept on the CPU
+    (-ot blk.=CPU, as the `vulkan-model` suite does: on a software device they would take hours): the
+    output, so the logits and the sampler chain, on Vulkan0, scatter run there (`scatter_backend`), the
+    same seed giving the same text. A release check, not every submission's: lavapipe compiles each
+    Vulkan pipeline on first use, minutes of one core with an empty shader cache (CONTRIBUTING.md
+    "Continuous integration"); Mesa's cache is kept where the environment names it. That scatter's
+    numbers on Vulkan match the CPU's is the `vulkan` suites' check."""
+    cache = [f"{name}={os.environ[name]}" for name in ("HOME", "MESA_SHADER_CACHE_DIR") if name in os.environ]
+    server = Server(None, MODEL, extra=["-ngl", "99", "-ot", "blk\\.=CPU", "-bs"], launcher=[
+        "env", "-i", "GGML_VK_VISIBLE_DEVICES=0", *cache, os.path.join(release, "bin", "llama-server")])
     try:
         server.wait_ready()
         texts = []
@@ -173,9 +176,7 @@ def offloads_to_vulkan(release):
                   f"scatter_enabled {settings['scatter_enabled']}, scatter_backend {settings['scatter_backend']}")
             texts.append(body["content"])
         check(texts[0] == texts[1] and texts[0], f"the same seed gave {texts}")
-        log = server.output()
-        check(re.search(r"offloaded (\d+)/\1 layers to GPU", log), "the model's layers are not all on the GPU")
-        check(re.search(r"Vulkan0 model buffer size", log), "no model buffer on Vulkan0")
+        check(re.search(r"Vulkan0 model buffer size", server.output()), "no model buffer on Vulkan0")
         with open(f"/proc/{server.proc.pid}/maps") as maps:
             check(os.path.join(release, "bin", "libggml-vulkan.so") in maps.read(), "the release's Vulkan module is not mapped")
     except Failure:
