@@ -291,8 +291,9 @@ endif()
 # MinGW-w64 (the Windows release): headers older than v11 (Debian 12's) lack what ggml-cpu.c uses to
 # keep Windows 11 from parking its threads; cmake/windows/mingw-compat.h adds it to every C source.
 # MinGW's runtime DLLs, which llama.cpp's DLLs and programs import (C++, OpenMP, threads, GCC's
-# unwinder): where the cross compiler has them, for the release (beside its programs) and the tests
-# (on Wine's DLL path).
+# unwinder): where the cross compiler has them, stripped of their symbols and debug information as
+# Windows builds of GCC ship them (Debian's libstdc++-6.dll is 23.7 MB as installed, 2.0 MB stripped),
+# for the release (beside its programs) and the tests (on Wine's DLL path).
 if(MINGW)
     add_compile_options("$<$<COMPILE_LANGUAGE:C>:SHELL:-include ${PROJECT_SOURCE_DIR}/cmake/windows/mingw-compat.h>")
     set(LLAMA_SCATTER_MINGW_RUNTIME_DLLS "")
@@ -302,7 +303,13 @@ if(MINGW)
         if(NOT IS_ABSOLUTE "${_path}" OR NOT EXISTS "${_path}")
             message(FATAL_ERROR "${CMAKE_CXX_COMPILER} does not know where ${_runtime} is (${_path})")
         endif()
-        list(APPEND LLAMA_SCATTER_MINGW_RUNTIME_DLLS "${_path}")
+        set(_stripped "${PROJECT_BINARY_DIR}/mingw-runtime/${_runtime}")
+        file(MAKE_DIRECTORY "${PROJECT_BINARY_DIR}/mingw-runtime")
+        execute_process(COMMAND "${CMAKE_STRIP}" --strip-unneeded -o "${_stripped}" "${_path}" RESULT_VARIABLE _failed)
+        if(_failed)
+            message(FATAL_ERROR "${CMAKE_STRIP} could not strip ${_path}")
+        endif()
+        list(APPEND LLAMA_SCATTER_MINGW_RUNTIME_DLLS "${_stripped}")
     endforeach()
 endif()
 

@@ -86,6 +86,14 @@ def every_dll_a_program_needs_is_in_the_zip_or_windows():
         check(not missing, f"{name} imports {missing}, neither in the zip nor part of Windows")
 
 
+def the_runtime_dlls_are_stripped():
+    """MinGW's runtime DLLs carry no debug information (Debian's libstdc++-6.dll has 21 MB of it)."""
+    for name in ("libstdc++-6.dll", "libgcc_s_seh-1.dll", "libgomp-1.dll", "libwinpthread-1.dll"):
+        sections = subprocess.run([OBJDUMP, "-h", os.path.join(RELEASE, name)], capture_output=True, text=True,
+                                  check=True).stdout
+        check(".debug_" not in sections, f"{name} carries debug information")
+
+
 def the_library_exports_the_header_functions():
     """llama_scatter.dll exports every function the header declares, and the MSVC import library names each."""
     with open(os.path.join(RELEASE, "include", "llama-scatter.h")) as f:
@@ -159,6 +167,7 @@ try:
     run_tests([("the zip holds what a user needs", the_zip_holds_what_a_user_needs),
                ("every DLL a program imports is in the zip or part of Windows",
                 every_dll_a_program_needs_is_in_the_zip_or_windows),
+               ("MinGW's runtime DLLs are stripped", the_runtime_dlls_are_stripped),
                ("llama_scatter.dll and llama_scatter.lib carry the header's functions",
                 the_library_exports_the_header_functions),
                ("llama-server.exe serves scatter under Wine", serves_scatter),
