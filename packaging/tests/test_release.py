@@ -263,16 +263,12 @@ def the_image_serves():
     check(built.returncode == 0, f"podman build failed:\n{built.stdout[-3000:]}{built.stderr[-3000:]}")
     the_image_holds_each_file_once()
     model_dir, model_name = os.path.split(os.path.abspath(MODEL))
-    name = f"llama-scatter-release-test-{os.getpid()}"
     # The port the image's HEALTHCHECK asks, where it is free; its timer needs systemd, so the test
     # runs the check itself.
     with socket.socket() as s:
         healthcheck = s.connect_ex(("127.0.0.1", 8080)) != 0
-    server = Server(None, f"/models/{model_name}", port=8080 if healthcheck else None, launcher=[
-        "podman", *PODMAN_OPTIONS, "run", "--rm", "--name", name, "--network=host", "--health-interval=disable",
-        "-v", f"{model_dir}:/models:ro", IMAGE])
-    try:
-        check_serves(server, lambda: podman("inspect", "--format", "{{.State.Pid}}", name).stdout.strip())
+
+    def image_checks(server, name):
         config = podman("image", "inspect", "--format", "{{json .Config.Healthcheck}} {{json .Config.Env}}", IMAGE)
         check("/health" in config.stdout and "LLAMA_ARG_HOST=0.0.0.0" in config.stdout,
               f"the image's HEALTHCHECK and environment: {config.stdout}{config.stderr}")
@@ -281,6 +277,20 @@ def the_image_serves():
             check(health.returncode == 0, f"the image's HEALTHCHECK fails: {health.stdout}{health.stderr}")
         else:
             print("note: port 8080 is taken here; the image's HEALTHCHECK (on 8080) is not run", flush=True)
+
+    served_in_a_container(["--health-interval=disable", "-v", f"{model_dir}:/models:ro", IMAGE],
+                          f"/models/{model_name}", image_checks, port=8080 if healthcheck else None)
+
+
+def served_in_a_container(run_args, model, then, port=None):
+    """llama-server run by `podman run --network=host RUN_ARGS` on MODEL (a path in the container):
+    check_serves, then `then(server, container name)`."""
+    name = f"llama-scatter-release-test-{os.getpid()}"
+    server = Server(None, model, port=port, launcher=[
+        "podman", *PODMAN_OPTIONS, "run", "--rm", "--name", name, "--network=host", *run_args])
+    try:
+        check_serves(server, lambda: podman("inspect", "--format", "{{.State.Pid}}", name).stdout.strip())
+        then(server, name)
     except Failure:
         print(server.tail())
         raise
@@ -318,21 +328,13 @@ def the_archive_serves_without_a_vulkan_loader():
     """The archive's llama-server in Debian 12's minimal root (no libvulkan1; libgomp1 installed, as
     README says): it serves scatter on the CPU and says why Vulkan is not used."""
     model_dir, model_name = os.path.split(os.path.abspath(MODEL))
-    name = f"llama-scatter-release-test-{os.getpid()}"
     script = ("apt-get update -qq && apt-get install -y -qq --no-install-recommends libgomp1 >/dev/null"
               ' && exec /release/bin/llama-server "$@"')
-    server = Server(None, f"/models/{model_name}", launcher=[
-        "podman", *PODMAN_OPTIONS, "run", "--rm", "--name", name, "--network=host", "-v", f"{RELEASE}:/release:ro",
-        "-v", f"{model_dir}:/models:ro", BASE, "bash", "-c", script, "llama-server"])
-    try:
-        check_serves(server, lambda: podman("inspect", "--format", "{{.State.Pid}}", name).stdout.strip())
-        check(VULKAN_SKIPPED["no loader"] in server.output(), "the server did not say why Vulkan is not used")
-    except Failure:
-        print(server.tail())
-        raise
-    finally:
-        podman("rm", "-f", name)
-        server.stop()
+    served_in_a_container(
+        ["-v", f"{RELEASE}:/release:ro", "-v", f"{model_dir}:/models:ro", BASE, "bash", "-c", script, "llama-server"],
+        f"/models/{model_name}",
+        lambda server, _: check(VULKAN_SKIPPED["no loader"] in server.output(),
+                                "the server did not say why Vulkan is not used"))
 
 
 def apt_installs_the_deb():
