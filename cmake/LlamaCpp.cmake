@@ -316,13 +316,19 @@ endif()
 # The portable release (README "Get it", DESIGN.md "The release"): llama.cpp's CPU backend as
 # loadable variants, of which ggml loads the best the CPU advertises when a tool starts
 # (GGML_BACKEND_DL and GGML_CPU_ALL_VARIANTS, as llama.cpp's own release archives). Of ggml's list
-# the release builds the five in LLAMA_SCATTER_CPU_VARIANTS (DESIGN.md "The release": why these, what
+# the release builds those in LLAMA_SCATTER_CPU_VARIANTS (DESIGN.md "The release": why these, what
 # one costs), never the AMX one (sapphirerapids), which ggml chooses from the CPUID flags alone. The
 # list is cut in the patched copy of the tree, never in the tree itself. Programs must load the
 # backends (ggml_backend_load_all), as llama.cpp's tools do, so the release registers its own tests
 # only (cmake/Release.cmake).
 option(LLAMA_SCATTER_RELEASE "Build the portable release: llama.cpp's CPU backend variants chosen at run time, the archive and the Debian package (cpack), their tests" OFF)
-set(LLAMA_SCATTER_CPU_VARIANTS x64 haswell skylakex icelake alderlake)
+if(CMAKE_SYSTEM_PROCESSOR STREQUAL "aarch64")
+    # ggml's Linux ARM list but its two Armv9.2 (SME) variants, which GCC 12 (Debian 12's, the cross
+    # compiler of the ARM64 release) cannot compile: an SME CPU loads armv8.6_2 (DESIGN.md "The release").
+    set(LLAMA_SCATTER_CPU_VARIANTS armv8.0_1 armv8.2_1 armv8.2_2 armv8.2_3 armv8.6_1 armv8.6_2)
+else()
+    set(LLAMA_SCATTER_CPU_VARIANTS x64 haswell skylakex icelake alderlake)
+endif()
 if(LLAMA_SCATTER_RELEASE)
     if(NOT LLAMA_SCATTER_TOOLS_BUILT)
         message(FATAL_ERROR "The release is built from the patched tree: LLAMA_SCATTER_LLAMA_TOOLS=ON and a tree the hooks fit")

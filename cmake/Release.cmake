@@ -1,7 +1,8 @@
-# The portable release (LLAMA_SCATTER_RELEASE, the `release` and `release-windows` presets; DESIGN.md
-# "The release"): what `cmake --install` puts in a prefix, packed by cpack. On Linux, twice from one build:
-#   llama-scatter-VERSION-bin-linux-x64.tar.gz  a relocatable folder (run paths from $ORIGIN)
-#   llama-scatter_VERSION_amd64.deb              the same folder as /opt/llama-scatter, its three
+# The portable release (LLAMA_SCATTER_RELEASE, the `release`, `release-arm64` and `release-windows`
+# presets; DESIGN.md "The release"): what `cmake --install` puts in a prefix, packed by cpack. On Linux,
+# twice from one build (ARCH x64 and DEB_ARCH amd64, or arm64 and arm64 when cross-built for aarch64):
+#   llama-scatter-VERSION-bin-linux-ARCH.tar.gz  a relocatable folder (run paths from $ORIGIN)
+#   llama-scatter_VERSION_DEB_ARCH.deb           the same folder as /opt/llama-scatter, its three
 #                                                tools linked into /usr/bin
 # and the tests that check both (packaging/tests/test_release.py) and the container image made
 # from the archive (packaging/Containerfile; its context, image/, by packaging/image-context.cmake).
@@ -69,7 +70,12 @@ if(WIN32)
     return()
 endif()
 
-set(CPACK_PACKAGE_FILE_NAME "llama-scatter-${PROJECT_VERSION}-bin-linux-x64")
+if(CMAKE_SYSTEM_PROCESSOR STREQUAL "aarch64")
+    set(_arch arm64)
+else()
+    set(_arch x64)
+endif()
+set(CPACK_PACKAGE_FILE_NAME "llama-scatter-${PROJECT_VERSION}-bin-linux-${_arch}")
 # The Debian package: its dependencies from dpkg-shlibdeps, its files under /opt/llama-scatter (none
 # collides with Debian's libllama0, libggml0 and llama.cpp-tools), its commands in /usr/bin through
 # update-alternatives, and a declared conflict with llama.cpp-tools, whose /usr/bin/llama-server
@@ -77,8 +83,17 @@ set(CPACK_PACKAGE_FILE_NAME "llama-scatter-${PROJECT_VERSION}-bin-linux-x64")
 # Depends; a driver is the user's (mesa-vulkan-drivers suggested: AMD and Intel; NVIDIA ships its own),
 # and without one the tools run on the CPU and say why (README "Get it").
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
-set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-set(CPACK_DEBIAN_PACKAGE_SUGGESTS "mesa-vulkan-drivers")
+if(_arch STREQUAL "arm64")
+    # Cross-built, the ARM libraries the programs link are the cross toolchain's, which dpkg-shlibdeps
+    # cannot map to Debian's arm64 packages: those named here (x64's list from dpkg-shlibdeps, without
+    # the Vulkan loader: the ARM64 release has no Vulkan module). The release test apt-installs the
+    # package in Debian 12's arm64 root and finds every library its programs need.
+    set(CPACK_DEBIAN_PACKAGE_ARCHITECTURE arm64)
+    set(CPACK_DEBIAN_PACKAGE_DEPENDS "libc6 (>= 2.34), libgcc-s1 (>= 4.2), libgomp1 (>= 6), libstdc++6 (>= 12)")
+else()
+    set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+    set(CPACK_DEBIAN_PACKAGE_SUGGESTS "mesa-vulkan-drivers")
+endif()
 set(CPACK_DEBIAN_PACKAGE_SECTION "science")
 set(CPACK_DEBIAN_PACKAGE_CONFLICTS "llama.cpp-tools")
 set(LLAMA_SCATTER_DEB_PREFIX "/opt/llama-scatter")
@@ -93,9 +108,11 @@ set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 configure_file("${PROJECT_SOURCE_DIR}/packaging/cpack-generators.cmake.in" "${PROJECT_BINARY_DIR}/cpack-generators.cmake" @ONLY)
 set(CPACK_PROJECT_CONFIG_FILE "${PROJECT_BINARY_DIR}/cpack-generators.cmake")
 set(CPACK_GENERATOR "TGZ;DEB")
-# The container image's build context, made from the archive (packaging/Containerfile).
-set(CPACK_LLAMA_SCATTER_IMAGE_CONTEXT "${PROJECT_BINARY_DIR}/image")
-set(CPACK_POST_BUILD_SCRIPTS "${PROJECT_SOURCE_DIR}/packaging/image-context.cmake")
+# The container image's build context, made from the archive (packaging/Containerfile): x64's.
+if(_arch STREQUAL "x64")
+    set(CPACK_LLAMA_SCATTER_IMAGE_CONTEXT "${PROJECT_BINARY_DIR}/image")
+    set(CPACK_POST_BUILD_SCRIPTS "${PROJECT_SOURCE_DIR}/packaging/image-context.cmake")
+endif()
 include(CPack)
 
 # The tests of what cpack made (they need `cpack` first: the release workflow runs it before them).
@@ -104,14 +121,23 @@ set(_release_test_args "${Python3_EXECUTABLE}" "${PROJECT_SOURCE_DIR}/packaging/
     "${CPACK_PACKAGE_DIRECTORY}" "${PROJECT_VERSION}")
 add_test(NAME release_archive COMMAND bash "${PROJECT_SOURCE_DIR}/scripts/with-model.sh" ${_release_test_args} archive)
 add_test(NAME release_deb COMMAND bash "${PROJECT_SOURCE_DIR}/scripts/with-model.sh" ${_release_test_args} deb)
-add_test(NAME release_image COMMAND bash "${PROJECT_SOURCE_DIR}/scripts/with-model.sh" ${_release_test_args} image)
-# A release check (the release test preset leaves it out): the model on lavapipe, whose pipelines take
-# minutes to compile with an empty shader cache.
-add_test(NAME release_vulkan_offload COMMAND bash "${PROJECT_SOURCE_DIR}/scripts/with-model.sh" ${_release_test_args} vulkan)
 # After the tests that made images: theirs and their Debian base removed (nothing left under a name a
 # user's builds could resolve).
 add_test(NAME release_images_removed COMMAND ${_release_test_args} cleanup)
 set_tests_properties(release_images_removed PROPERTIES FIXTURES_CLEANUP podman_images)
+if(_arch STREQUAL "arm64")
+    # Both in Debian 12's arm64 root, run here by qemu-user through binfmt_misc
+    # (scripts/install-prerequisites.sh arm64).
+    set_tests_properties(release_archive release_deb PROPERTIES
+        FIXTURES_REQUIRED "model;podman_images" RESOURCE_LOCK model_cpu TIMEOUT 1800
+        ENVIRONMENT "LLAMA_SCATTER_CPU_VARIANTS=${_variant_words};LLAMA_SCATTER_RELEASE_ARCH=arm64")
+    set_tests_properties(release_images_removed PROPERTIES ENVIRONMENT "LLAMA_SCATTER_RELEASE_ARCH=arm64")
+    return()
+endif()
+add_test(NAME release_image COMMAND bash "${PROJECT_SOURCE_DIR}/scripts/with-model.sh" ${_release_test_args} image)
+# A release check (the release test preset leaves it out): the model on lavapipe, whose pipelines take
+# minutes to compile with an empty shader cache.
+add_test(NAME release_vulkan_offload COMMAND bash "${PROJECT_SOURCE_DIR}/scripts/with-model.sh" ${_release_test_args} vulkan)
 set_tests_properties(release_vulkan_offload PROPERTIES FIXTURES_REQUIRED model RESOURCE_LOCK model_cpu TIMEOUT 3600)
 set_tests_properties(release_archive release_deb release_image PROPERTIES
     FIXTURES_REQUIRED model RESOURCE_LOCK model_cpu TIMEOUT 900

@@ -30,18 +30,20 @@ else()
     set(LLAMA_SCATTER_COMPATIBILITY SameMajorVersion)
 endif()
 
-# Cross-compiling (the Windows release: cmake/mingw-w64-x86_64.cmake), cargo builds for the Rust
-# target of the system CMake targets and links with CMake's C compiler. Windows has no soname: the
-# DLL, llama_scatter.dll, is found by name beside the program; programs link its import library,
-# libllama_scatter.dll.a for MinGW or llama_scatter.lib for MSVC, made by dlltool from the exports
-# the linker wrote (LLAMA_SCATTER_DEF, build.rs).
+# Cross-compiling (the Windows release: cmake/mingw-w64-x86_64.cmake; the ARM64 release:
+# cmake/aarch64-linux-gnu.cmake), cargo builds for the Rust target of the system CMake targets and links
+# with CMake's C compiler. Windows has no soname: the DLL, llama_scatter.dll, is found by name beside
+# the program; programs link its import library, libllama_scatter.dll.a for MinGW or llama_scatter.lib
+# for MSVC, made by dlltool from the exports the linker wrote (LLAMA_SCATTER_DEF, build.rs).
 set(LLAMA_SCATTER_RUST_TARGET "")
-if(CMAKE_CROSSCOMPILING)
-    if(NOT (WIN32 AND MINGW))
-        message(FATAL_ERROR "Cross-compiling, the Rust library is built for Windows with MinGW-w64 only "
-            "(cmake/mingw-w64-x86_64.cmake), not for ${CMAKE_SYSTEM_NAME} with ${CMAKE_C_COMPILER}")
-    endif()
+if(CMAKE_CROSSCOMPILING AND WIN32 AND MINGW)
     set(LLAMA_SCATTER_RUST_TARGET "${CMAKE_SYSTEM_PROCESSOR}-pc-windows-gnu")
+elseif(CMAKE_CROSSCOMPILING AND CMAKE_SYSTEM_NAME STREQUAL "Linux" AND CMAKE_SYSTEM_PROCESSOR STREQUAL "aarch64")
+    set(LLAMA_SCATTER_RUST_TARGET "aarch64-unknown-linux-gnu")
+elseif(CMAKE_CROSSCOMPILING)
+    message(FATAL_ERROR "Cross-compiling, the Rust library is built for Windows with MinGW-w64 "
+        "(cmake/mingw-w64-x86_64.cmake) and for aarch64 Linux (cmake/aarch64-linux-gnu.cmake) only, "
+        "not for ${CMAKE_SYSTEM_NAME} on ${CMAKE_SYSTEM_PROCESSOR} with ${CMAKE_C_COMPILER}")
 endif()
 if(WIN32)
     set(LLAMA_SCATTER_SHARED_FILE "llama_scatter.dll")

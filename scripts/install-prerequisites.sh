@@ -25,6 +25,11 @@
 #              what llama.cpp's std::thread needs), Wine 8 to run its tests (wine64; its program is in
 #              /usr/lib/wine, scripts/wine-run.sh finds it), and Rust's x86_64-pc-windows-gnu target
 #              (rustup target add, where rustup is)
+#   arm64      the `release-arm64` workflow: Debian's aarch64-linux-gnu cross compiler (GCC 12),
+#              qemu-user to run its tests (qemu-user-static), registered with binfmt_misc (mounted
+#              where it is not; Debian's entry, flag F) so that Debian 12's arm64 root runs in podman
+#              (made by the release group's mmdebstrap, which asks arch-test), and Rust's
+#              aarch64-unknown-linux-gnu target (rustup target add, where rustup is)
 #   all        every group (what .ci/run installs)
 # The Rust toolchain is not installed here: rustup (the README's first commands).
 # Installed packages are skipped, so a second run costs seconds.
@@ -42,12 +47,13 @@ browser_packages=(chromium fonts-liberation)
 hardening_packages=(valgrind)
 release_packages=(podman runc mmdebstrap)
 windows_packages=(g++-mingw-w64-x86-64-posix gcc-mingw-w64-x86-64-posix wine64)
+arm64_packages=(g++-aarch64-linux-gnu gcc-aarch64-linux-gnu qemu-user-static binfmt-support arch-test)
 vulkan_packages=(glslc libvulkan1 libvulkan-dev spirv-headers vulkan-tools)
 cargo_fuzz_version=0.13.2
 
 groups=("$@")
 [ ${#groups[@]} -gt 0 ] || groups=(build)
-[ "${groups[*]}" != all ] || groups=(build browser hardening vulkan release windows)
+[ "${groups[*]}" != all ] || groups=(build browser hardening vulkan release windows arm64)
 
 updated=false
 apt_install() {
@@ -92,6 +98,23 @@ install_vulkan() {
   GGML_VK_VISIBLE_DEVICES=0 vulkaninfo --summary 2>/dev/null | grep -E 'deviceName|driverInfo' || true
 }
 
+rust_target() {
+  if command -v rustup >/dev/null; then
+    rustup target add "$1"
+  else
+    echo "note: no rustup on the PATH here (sudo's?): as the user who builds, run: rustup target add $1"
+  fi
+}
+
+# arm64 programs run by the kernel through qemu, in containers too: binfmt_misc mounted (a container
+# or a machine without systemd may not have it) and Debian's qemu-aarch64 entry enabled.
+register_qemu_aarch64() {
+  local misc=/proc/sys/fs/binfmt_misc
+  [ -e "$misc/register" ] || mount -t binfmt_misc binfmt_misc "$misc"
+  [ -e "$misc/qemu-aarch64" ] || update-binfmts --enable qemu-aarch64
+  grep -q '^flags: .*F' "$misc/qemu-aarch64" || { echo "qemu-aarch64 is registered without flag F: containers cannot run it" >&2; exit 1; }
+}
+
 for group in "${groups[@]}"; do
   case $group in
     build)
@@ -112,12 +135,13 @@ for group in "${groups[@]}"; do
       ;;
     windows)
       apt_install "${windows_packages[@]}"
-      if command -v rustup >/dev/null; then
-        rustup target add x86_64-pc-windows-gnu
-      else
-        echo "note: no rustup on the PATH here (sudo's?): as the user who builds, run: rustup target add x86_64-pc-windows-gnu"
-      fi
+      rust_target x86_64-pc-windows-gnu
       ;;
-    *) echo "install-prerequisites.sh: unknown group '$group' (build, browser, hardening, vulkan, release, windows, all)" >&2; exit 2 ;;
+    arm64)
+      apt_install "${arm64_packages[@]}"
+      register_qemu_aarch64
+      rust_target aarch64-unknown-linux-gnu
+      ;;
+    *) echo "install-prerequisites.sh: unknown group '$group' (build, browser, hardening, vulkan, release, windows, arm64, all)" >&2; exit 2 ;;
   esac
 done

@@ -145,8 +145,8 @@ class Server:
         except urllib.error.HTTPError as e:
             return e.code, json.loads(e.read() or b"{}")
 
-    def wait_ready(self):
-        deadline = time.time() + 120
+    def wait_ready(self, timeout=120):
+        deadline = time.time() + timeout
         while time.time() < deadline:
             if self.proc.poll() is not None:
                 raise Failure(f"llama-server exited with {self.proc.returncode}:\n{self.tail()}")
@@ -156,7 +156,7 @@ class Server:
             except (urllib.error.URLError, ConnectionError):
                 pass
             time.sleep(0.25)
-        raise Failure(f"llama-server not ready after 120 s:\n{self.tail()}")
+        raise Failure(f"llama-server not ready after {timeout} s:\n{self.tail()}")
 
     def check_ui_page(self):
         """The server's / is the web UI's page (its files are embedded gzip-compressed, for clients

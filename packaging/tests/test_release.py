@@ -17,6 +17,11 @@
   cleanup  the images the other modes made removed: theirs, and the Debian base they made under a
            local name (CTest runs it after them, a fixture's cleanup)
 
+With LLAMA_SCATTER_RELEASE_ARCH=arm64 (the ARM64 release, cross-built: cmake/Release.cmake) the
+archive and the package are arm64's and both run in Debian 12's arm64 root, through qemu-user
+(binfmt_misc): the archive's llama-server serves there (with a 400 for a bad field), and apt installs
+the package there; neither has a Vulkan module.
+
 The Debian base is made here with mmdebstrap (no registry is reachable) and named
 localhost/llama-scatter-test-base: never a name that a user's own builds would resolve.
 
@@ -41,8 +46,10 @@ PACKAGES, VERSION, MODE = sys.argv[1:4]
 MODEL = sys.argv[4] if MODE != "cleanup" else None
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-ARCHIVE = os.path.join(PACKAGES, f"llama-scatter-{VERSION}-bin-linux-x64.tar.gz")
-DEB = os.path.join(PACKAGES, f"llama-scatter_{VERSION}_amd64.deb")
+ARCH = os.environ.get("LLAMA_SCATTER_RELEASE_ARCH", "x64")
+DEB_ARCH, BASELINE_VARIANT = {"x64": ("amd64", "x64"), "arm64": ("arm64", "armv8.0_1")}[ARCH]
+ARCHIVE = os.path.join(PACKAGES, f"llama-scatter-{VERSION}-bin-linux-{ARCH}.tar.gz")
+DEB = os.path.join(PACKAGES, f"llama-scatter_{VERSION}_{DEB_ARCH}.deb")
 TOOLS = ["llama-server", "llama-cli", "llama-completion"]
 VARIANTS = sorted(os.environ.get("LLAMA_SCATTER_CPU_VARIANTS", "").split())
 DEB_PREFIX = "opt/llama-scatter"
@@ -90,21 +97,39 @@ def the_release_holds_what_a_user_needs():
                       for name in os.listdir(os.path.join(RELEASE, "bin")) if name.startswith("libggml-cpu-"))
     print(f"note: CPU variants: {' '.join(variants)}", flush=True)
     check(variants == VARIANTS, f"the CPU variants are {variants}, not the release's {VARIANTS}")
-    check("x64" in variants, f"no baseline x86-64 variant among {variants}")
-    check(os.path.exists(os.path.join(RELEASE, "bin", "libggml-vulkan.so")), "the release has no Vulkan module")
+    check(BASELINE_VARIANT in variants, f"no baseline variant {BASELINE_VARIANT} among {variants}")
+    check(os.path.exists(os.path.join(RELEASE, "bin", "libggml-vulkan.so")) == (ARCH == "x64"),
+          "x64's release has a Vulkan module, arm64's none")
     with open(os.path.join(RELEASE, "lib", "pkgconfig", "llama.pc")) as f:
         check("prefix=${pcfiledir}/../.." in f.read(), "llama.pc names a fixed prefix")
+
+
+# arm64's server runs with the README's --scatter-preset creative: creative_fields reads it back.
+SERVER_ARGS = ["--scatter-preset", "creative"] if ARCH == "arm64" else []
+
+
+def creative_fields(server):
+    """The creative preset's fields as the library defines them: read here through ctypes where the
+    release's library loads on this machine (x64); arm64's cannot, so from the server's /props, where
+    its --scatter-preset creative (SERVER_ARGS) put them."""
+    if ARCH == "x64":
+        return tools.PRESET_FIELDS["creative"]
+    status, props = server.request("/props")
+    check(status == 200, f"/props -> {status}: {props}")
+    params = props["default_generation_settings"]["params"]
+    check(params.get("scatter_enabled") is True, f"/props: the server's creative preset is off: {params}")
+    return {f"scatter_{name}": params[f"scatter_{name}"] for name in tools.FIELDS}
 
 
 def check_serves(server, pid):
     """/health, a request with scatter fields, the web UI's page, and the CPU variant that the process
     `pid()` has loaded (its memory map: the server logs it only at a higher verbosity)."""
-    server.wait_ready()
+    server.wait_ready(READY_S)
     status, body = server.request("/completion", REQUEST)
     check(status == 200, f"/completion -> {status}: {body}")
     settings = body["generation_settings"]
     check(settings["scatter_enabled"], "scatter did not run")
-    expected = dict(tools.PRESET_FIELDS["creative"], scatter_radius=REQUEST["scatter_radius"])
+    expected = dict(creative_fields(server), scatter_radius=REQUEST["scatter_radius"])
     for name, value in expected.items():
         check(abs(settings[name] - value) < 1e-6, f"generation_settings {name} = {settings[name]}, sent {value}")
     server.check_ui_page()
@@ -117,6 +142,14 @@ def check_serves(server, pid):
     return loaded[0]
 
 
+def check_versions(run):
+    """Each tool's --version, as `run(tool)` runs it, names the build with scatter."""
+    for tool in TOOLS:
+        version = run(tool)
+        check(version.returncode == 0 and "+scatter" in version.stdout + version.stderr,
+              f"{tool} --version: {version.returncode} {version.stderr[-1000:]}")
+
+
 def served_with_a_clean_environment(release):
     server = Server(None, MODEL, launcher=["env", "-i", os.path.join(release, "bin", "llama-server")])
     try:
@@ -126,11 +159,8 @@ def served_with_a_clean_environment(release):
         # server says so. Where a GPU is, ggml uses it.
         check(VULKAN_SKIPPED["no device"] in server.output() or "Vulkan0" in server.output(),
               "the server neither used a Vulkan device nor said why not")
-        for tool in TOOLS:
-            version = subprocess.run(["env", "-i", os.path.join(release, "bin", tool), "--version"],
-                                     capture_output=True, text=True)
-            check(version.returncode == 0 and "+scatter" in version.stdout + version.stderr,
-                  f"{tool} --version: {version.returncode} {version.stderr[-1000:]}")
+        check_versions(lambda tool: subprocess.run(["env", "-i", os.path.join(release, "bin", tool), "--version"],
+                                                   capture_output=True, text=True))
     except Failure:
         print(server.tail())
         raise
@@ -189,12 +219,14 @@ def offloads_to_vulkan(release):
 def the_deb_declares_what_it_needs():
     info = subprocess.run(["dpkg-deb", "-I", DEB], capture_output=True, text=True, check=True).stdout
     fields = dict(re.findall(r"^ ([A-Z][\w-]*): (.*)$", info, re.M))
-    check(fields.get("Package") == "llama-scatter" and fields.get("Version") == VERSION, f"control:\n{info}")
+    check(fields.get("Package") == "llama-scatter" and fields.get("Version") == VERSION
+          and fields.get("Architecture") == DEB_ARCH, f"control:\n{info}")
     depends = fields.get("Depends", "")
-    for library in ("libc6", "libgomp1", "libstdc++6", "libvulkan1"):
-        check(library in depends, f"Depends lacks {library} (dpkg-shlibdeps): {depends}")
+    for library in ("libc6", "libgomp1", "libstdc++6", *(["libvulkan1"] if ARCH == "x64" else [])):
+        check(library in depends, f"Depends lacks {library}: {depends}")
     check("llama.cpp-tools" in fields.get("Conflicts", ""), f"no Conflicts with llama.cpp-tools:\n{info}")
-    check("mesa-vulkan-drivers" in fields.get("Suggests", ""), f"no Suggests of a Vulkan driver:\n{info}")
+    check(("mesa-vulkan-drivers" in fields.get("Suggests", "")) == (ARCH == "x64"),
+          f"a Suggests of a Vulkan driver where a Vulkan module is (x64):\n{info}")
     check(re.search(r"^ .*\bpostinst\b", info, re.M) and re.search(r"^ .*\bprerm\b", info, re.M),
           f"no postinst/prerm (the commands in /usr/bin):\n{info}")
     listing = subprocess.run(["dpkg-deb", "-c", DEB], capture_output=True, text=True, check=True).stdout
@@ -210,7 +242,9 @@ def podman(*args, **kwargs):
 PODMAN_OPTIONS = ["--runtime", "runc"]
 os.environ.setdefault("CONTAINERS_CONF", os.path.join(HERE, "containers.conf"))
 IMAGE = "localhost/llama-scatter-release-test"
-BASE = "localhost/llama-scatter-test-base:bookworm"
+BASE = "localhost/llama-scatter-test-base:bookworm" + ("" if ARCH == "x64" else f"-{ARCH}")
+# Under qemu-user, apt and the model load take minutes where they take seconds natively.
+READY_S = 120 if ARCH == "x64" else 900
 CONTEXT = os.environ.get("LLAMA_SCATTER_IMAGE_CONTEXT", "")
 
 
@@ -232,7 +266,8 @@ def make_base():
     if not shutil.which("mmdebstrap"):
         return "mmdebstrap is not installed (scripts/install-prerequisites.sh release)"
     tar = os.path.join(WORK, "bookworm.tar")
-    made = subprocess.run(["mmdebstrap", "--variant=minbase", "bookworm", tar], capture_output=True, text=True)
+    made = subprocess.run(["mmdebstrap", "--variant=minbase", f"--architectures={DEB_ARCH}", "bookworm", tar],
+                          capture_output=True, text=True)
     if made.returncode != 0:
         return f"mmdebstrap failed: {made.stderr[-1000:]}"
     imported = podman("import", tar, BASE)
@@ -286,7 +321,7 @@ def served_in_a_container(run_args, model, then, port=None):
     """llama-server run by `podman run --network=host RUN_ARGS` on MODEL (a path in the container):
     check_serves, then `then(server, container name)`."""
     name = f"llama-scatter-release-test-{os.getpid()}"
-    server = Server(None, model, port=port, launcher=[
+    server = Server(None, model, extra=SERVER_ARGS, port=port, launcher=[
         "podman", *PODMAN_OPTIONS, "run", "--rm", "--name", name, "--network=host", *run_args])
     try:
         check_serves(server, lambda: podman("inspect", "--format", "{{.State.Pid}}", name).stdout.strip())
@@ -324,15 +359,20 @@ def cleanup():
             check(removed.returncode == 0, f"podman rmi {image}: {removed.stderr[-1000:]}")
 
 
-def the_archive_serves_without_a_vulkan_loader():
-    """The archive's llama-server in Debian 12's minimal root (no libvulkan1; libgomp1 installed, as
-    README says): it serves scatter on the CPU and says why Vulkan is not used."""
+def served_from_the_archive_in_the_base(then):
+    """The archive's llama-server in Debian 12's minimal root (libgomp1 installed, as README says, and
+    nothing else: no libvulkan1): check_serves, then `then(server, container name)`."""
     model_dir, model_name = os.path.split(os.path.abspath(MODEL))
     script = ("apt-get update -qq && apt-get install -y -qq --no-install-recommends libgomp1 >/dev/null"
               ' && exec /release/bin/llama-server "$@"')
     served_in_a_container(
         ["-v", f"{RELEASE}:/release:ro", "-v", f"{model_dir}:/models:ro", BASE, "bash", "-c", script, "llama-server"],
-        f"/models/{model_name}",
+        f"/models/{model_name}", then)
+
+
+def the_archive_serves_without_a_vulkan_loader():
+    """x64's archive in the minimal root serves scatter on the CPU and says why Vulkan is not used."""
+    served_from_the_archive_in_the_base(
         lambda server, _: check(VULKAN_SKIPPED["no loader"] in server.output(),
                                 "the server did not say why Vulkan is not used"))
 
@@ -352,12 +392,37 @@ def apt_installs_the_deb():
     for tool in TOOLS:
         check(f"/usr/bin/{tool}" in ran.stdout, f"{tool} is not /usr/bin/{tool} after apt install:\n{ran.stdout[-1000:]}")
     check(re.search(r"sampler chain: .*scatter", output), f"llama-completion ran no scatter:\n{output[-2000:]}")
-    # libvulkan1 came with the package; Debian's minimal root has no Vulkan driver.
-    check(VULKAN_SKIPPED["no driver"] in output, f"llama-completion did not say why Vulkan is not used:\n{output[-2000:]}")
+    # libvulkan1 came with x64's package; Debian's minimal root has no Vulkan driver.
+    check((VULKAN_SKIPPED["no driver"] in output) == (ARCH == "x64"),
+          f"llama-completion did not say why Vulkan is not used, or spoke of a module arm64's has not:\n{output[-2000:]}")
+
+
+def the_archive_serves_in_the_arm64_root():
+    """arm64's archive in Debian 12's arm64 root, under qemu-user: it serves scatter, answers a bad
+    field with a 400 naming it, and each tool names its build."""
+    def then(server, name):
+        status, body = server.request("/completion", dict(REQUEST, scatter_strength="strong"))
+        check(status == 400 and "scatter_strength" in json.dumps(body), f"scatter_strength 'strong' -> {status}: {body}")
+        check_versions(lambda tool: podman("exec", name, f"/release/bin/{tool}", "--version"))
+
+    served_from_the_archive_in_the_base(then)
 
 
 try:
-    if MODE == "archive":
+    if MODE == "archive" and ARCH == "arm64":
+        reason = podman_reason()
+        check(reason is None, f"the arm64 root cannot run here: {reason}")
+        run_tests([("the archive holds what a user needs", the_release_holds_what_a_user_needs),
+                   ("the archive serves scatter in Debian 12's arm64 root", the_archive_serves_in_the_arm64_root)])
+    elif MODE == "deb" and ARCH == "arm64":
+        reason = podman_reason()
+        check(reason is None, f"the arm64 root cannot run here: {reason}")
+        run_tests([("the package declares its architecture, dependencies, conflict and files",
+                    the_deb_declares_what_it_needs),
+                   ("the unpacked package holds what a user needs", the_release_holds_what_a_user_needs),
+                   ("apt installs the package in Debian 12's arm64 root, whose llama-completion runs scatter",
+                    apt_installs_the_deb)])
+    elif MODE == "archive":
         run_tests([("the archive holds what a user needs", the_release_holds_what_a_user_needs),
                    ("the moved archive serves scatter with a clean environment",
                     lambda: served_with_a_clean_environment(RELEASE)),
