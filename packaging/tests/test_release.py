@@ -20,7 +20,8 @@
 With LLAMA_SCATTER_RELEASE_ARCH=arm64 (the ARM64 release, cross-built: cmake/Release.cmake) the
 archive and the package are arm64's and both run in Debian 12's arm64 root, through qemu-user
 (binfmt_misc): the archive's llama-server serves there (with a 400 for a bad field), and apt installs
-the package there; neither has a Vulkan module.
+the package there, whose llama-completion runs scatter and whose llama-server serves as the archive's;
+neither has a Vulkan module.
 
 The Debian base is made here with mmdebstrap (no registry is reachable) and named
 localhost/llama-scatter-test-base: never a name that a user's own builds would resolve.
@@ -359,15 +360,20 @@ def cleanup():
             check(removed.returncode == 0, f"podman rmi {image}: {removed.stderr[-1000:]}")
 
 
-def served_from_the_archive_in_the_base(then):
-    """The archive's llama-server in Debian 12's minimal root (libgomp1 installed, as README says, and
-    nothing else: no libvulkan1): check_serves, then `then(server, container name)`."""
+def served_in_the_base(install, server, then, mounts=()):
+    """llama-server (`server`: a path or a command on the PATH) in Debian 12's minimal root once apt has
+    installed `install` there, and nothing else (no libvulkan1); MOUNTS: more `-v` arguments.
+    check_serves, then `then(server, container name)`."""
     model_dir, model_name = os.path.split(os.path.abspath(MODEL))
-    script = ("apt-get update -qq && apt-get install -y -qq --no-install-recommends libgomp1 >/dev/null"
-              ' && exec /release/bin/llama-server "$@"')
-    served_in_a_container(
-        ["-v", f"{RELEASE}:/release:ro", "-v", f"{model_dir}:/models:ro", BASE, "bash", "-c", script, "llama-server"],
-        f"/models/{model_name}", then)
+    script = (f"apt-get update -qq && apt-get install -y -qq --no-install-recommends {install} >/dev/null"
+              f' && exec {server} "$@"')
+    served_in_a_container([*mounts, "-v", f"{model_dir}:/models:ro", BASE, "bash", "-c", script, "llama-server"],
+                          f"/models/{model_name}", then)
+
+
+def served_from_the_archive_in_the_base(then):
+    """The archive's llama-server in the minimal root with libgomp1 installed, as README says."""
+    served_in_the_base("libgomp1", "/release/bin/llama-server", then, ["-v", f"{RELEASE}:/release:ro"])
 
 
 def the_archive_serves_without_a_vulkan_loader():
@@ -397,15 +403,27 @@ def apt_installs_the_deb():
           f"llama-completion did not say why Vulkan is not used, or spoke of a module arm64's has not:\n{output[-2000:]}")
 
 
-def the_archive_serves_in_the_arm64_root():
-    """arm64's archive in Debian 12's arm64 root, under qemu-user: it serves scatter, answers a bad
-    field with a 400 naming it, and each tool names its build."""
+def answers_a_bad_field_and_names_its_build(bin_prefix):
+    """After check_serves in a container: a bad field's 400 names it, and each tool (BIN_PREFIX + its
+    name) run there names its build."""
     def then(server, name):
         status, body = server.request("/completion", dict(REQUEST, scatter_strength="strong"))
         check(status == 400 and "scatter_strength" in json.dumps(body), f"scatter_strength 'strong' -> {status}: {body}")
-        check_versions(lambda tool: podman("exec", name, f"/release/bin/{tool}", "--version"))
+        check_versions(lambda tool: podman("exec", name, f"{bin_prefix}{tool}", "--version"))
+    return then
 
-    served_from_the_archive_in_the_base(then)
+
+def the_archive_serves_in_the_arm64_root():
+    """arm64's archive in Debian 12's arm64 root, under qemu-user."""
+    served_from_the_archive_in_the_base(answers_a_bad_field_and_names_its_build("/release/bin/"))
+
+
+def the_apt_installed_package_serves_in_the_arm64_root():
+    """`apt install ./llama-scatter_*_arm64.deb` in Debian 12's arm64 root, then its /usr/bin/llama-server,
+    under qemu-user."""
+    served_in_the_base(f"/packages/{os.path.basename(DEB)}", "/usr/bin/llama-server",
+                       answers_a_bad_field_and_names_its_build("/usr/bin/"),
+                       ["-v", f"{os.path.abspath(PACKAGES)}:/packages:ro"])
 
 
 try:
@@ -421,7 +439,9 @@ try:
                     the_deb_declares_what_it_needs),
                    ("the unpacked package holds what a user needs", the_release_holds_what_a_user_needs),
                    ("apt installs the package in Debian 12's arm64 root, whose llama-completion runs scatter",
-                    apt_installs_the_deb)])
+                    apt_installs_the_deb),
+                   ("the apt-installed package's llama-server serves scatter in Debian 12's arm64 root",
+                    the_apt_installed_package_serves_in_the_arm64_root)])
     elif MODE == "archive":
         run_tests([("the archive holds what a user needs", the_release_holds_what_a_user_needs),
                    ("the moved archive serves scatter with a clean environment",

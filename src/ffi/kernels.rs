@@ -77,7 +77,6 @@ pub extern "C" fn llama_scatter_kernels() -> *const c_char {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use scatter_core::Params;
 
     #[test]
     fn baseline_is_chosen_when_asked() {
@@ -101,6 +100,8 @@ mod tests {
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn the_x86_64_v3_build_writes_what_the_baseline_writes() {
+        use scatter_core::Params;
+
         if Kernels::choose(None) != Kernels::X86V3 {
             eprintln!("SKIP: this CPU is not x86-64-v3");
             return;
