@@ -371,7 +371,16 @@ if(LLAMA_SCATTER_RPC)
     set(GGML_RPC ON CACHE BOOL "" FORCE)
 endif()
 
+include("${CMAKE_CURRENT_LIST_DIR}/WebUi.cmake")
+if(_ui AND LLAMA_SCATTER_WEB_UI_CACHE)
+    llama_scatter_web_ui_reuse("${_llama_tree}" "${LLAMA_SCATTER_NODE}" "${LLAMA_SCATTER_NPM}")
+endif()
+
 add_subdirectory("${_llama_tree}" llama.cpp)
+
+if(_ui AND LLAMA_SCATTER_WEB_UI_CACHE)
+    llama_scatter_web_ui_keep("${_llama_tree}")
+endif()
 
 if(LLAMA_SCATTER_TOOLS_BUILT)
     # Of llama.cpp's tools only these three, and what they link, are built

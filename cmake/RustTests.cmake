@@ -9,7 +9,7 @@ set(_cargo ${CMAKE_COMMAND} -E env ${LLAMA_SCATTER_CARGO_ENV} "LD_LIBRARY_PATH=$
 set(_manifest --manifest-path "${PROJECT_SOURCE_DIR}/Cargo.toml")
 
 add_test(NAME rust_tests
-    COMMAND ${_cargo} test --release --locked --workspace --exclude scatter-llama-cpp ${_manifest}
+    COMMAND ${_cargo} test --profile release-tests --locked --workspace --exclude scatter-llama-cpp ${_manifest}
     WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}")
 add_test(NAME rust_fmt
     COMMAND ${_cargo} fmt --all --check ${_manifest}
