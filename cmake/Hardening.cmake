@@ -37,8 +37,9 @@ foreach(target core_sequence c_api)
                 "${PROJECT_BINARY_DIR}/fuzz-corpus/${target}" "${PROJECT_SOURCE_DIR}/fuzz/seeds/${target}"
                 -- -max_total_time=${LLAMA_SCATTER_FUZZ_SECONDS} -timeout=60 -rss_limit_mb=4096
         WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}")
-    set_tests_properties(fuzz_${target} PROPERTIES RESOURCE_LOCK cargo)
 endforeach()
+# The two share one target directory without a CTest lock: cargo's own lock makes the second wait for
+# the first's build, and the two fuzzers then run side by side, one core each.
 
 # ThreadSanitizer on the threads suite. The Rust library is rebuilt with
 # -Zsanitizer=thread (RUSTC_BOOTSTRAP; the standard library stays
