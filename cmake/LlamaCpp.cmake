@@ -1,8 +1,9 @@
 # Adds the llama.cpp tree the library is built against, with only what we
 # need: libllama and ggml as shared libraries (the way users' llama.cpp
 # builds ship them). No common/, tools, server, tests or examples of its own,
-# unless LLAMA_SCATTER_LLAMA_TOOLS is on and our hooks fit the tree: then a
-# copy of the tree with integration/llama.cpp/ wired in is built instead, and the target
+# unless LLAMA_SCATTER_LLAMA_TOOLS is on and our hooks fit the tree: then the
+# build folder's copy of the tree with integration/llama.cpp/ wired in (built,
+# where the hooks fit, without the tools too) gives them, and the target
 # `llama_tools` builds its llama-cli, llama-completion and llama-server
 # linked against our library (common/ links llama_scatter::llama_scatter).
 #
@@ -65,15 +66,19 @@ option(LLAMA_SCATTER_TOOLS_REQUIRED "With LLAMA_SCATTER_LLAMA_TOOLS: a tree the 
 # The tools are an option on top of the library, never a condition of it: when the hooks of
 # integration/llama.cpp/hooks.patch do not fit the tree, the library, its header, the C suites
 # and the install package are still built and tested, and only the tools are skipped.
+# Without the tools too, libllama and ggml are built from the patched copy where the hooks fit:
+# they touch common/ and tools/ only, so its libllama and ggml sources are the tree's, and at one
+# path in every build folder they let ccache hand one build the objects of another (hardening's
+# libllama from test's, about two minutes of CI). Where the hooks do not fit, from the tree itself.
 set(LLAMA_SCATTER_TOOLS_BUILT OFF)
+set(LLAMA_CPP_PATCHED_DIR "${PROJECT_BINARY_DIR}/llama.cpp-patched")
+execute_process(
+    COMMAND bash "${PROJECT_SOURCE_DIR}/scripts/patch-llama-cpp.sh" "${LLAMA_CPP_SOURCE_DIR}" "${LLAMA_CPP_PATCHED_DIR}"
+    RESULT_VARIABLE patch_result ERROR_VARIABLE patch_report)
+string(REGEX REPLACE "^error: " "" patch_report "${patch_report}")
+file(GLOB_RECURSE _integration_files "${PROJECT_SOURCE_DIR}/integration/llama.cpp/*")
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${_integration_files})
 if(LLAMA_SCATTER_LLAMA_TOOLS)
-    set(LLAMA_CPP_PATCHED_DIR "${PROJECT_BINARY_DIR}/llama.cpp-patched")
-    execute_process(
-        COMMAND bash "${PROJECT_SOURCE_DIR}/scripts/patch-llama-cpp.sh" "${LLAMA_CPP_SOURCE_DIR}" "${LLAMA_CPP_PATCHED_DIR}"
-        RESULT_VARIABLE patch_result ERROR_VARIABLE patch_report)
-    string(REGEX REPLACE "^error: " "" patch_report "${patch_report}")
-    file(GLOB_RECURSE _integration_files "${PROJECT_SOURCE_DIR}/integration/llama.cpp/*")
-    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${_integration_files})
     if(patch_result EQUAL 0)
         set(LLAMA_SCATTER_TOOLS_BUILT ON)
         if(patch_report)
@@ -145,7 +150,11 @@ if(LLAMA_SCATTER_TOOLS_BUILT)
     # cmake/Install.cmake installs the three and what they link.
     set(LLAMA_TOOLS_INSTALL   OFF CACHE BOOL "" FORCE)
 else()
-    set(_llama_tree "${LLAMA_CPP_SOURCE_DIR}")
+    if(patch_result EQUAL 0)
+        set(_llama_tree "${LLAMA_CPP_PATCHED_DIR}")
+    else()
+        set(_llama_tree "${LLAMA_CPP_SOURCE_DIR}")
+    endif()
     set(LLAMA_BUILD_COMMON OFF CACHE BOOL "" FORCE)
     set(LLAMA_BUILD_TOOLS  OFF CACHE BOOL "" FORCE)
     set(LLAMA_BUILD_SERVER OFF CACHE BOOL "" FORCE)
