@@ -26,8 +26,21 @@ if(WIN32)
 else()
     install(FILES "${PROJECT_SOURCE_DIR}/packaging/README.md" DESTINATION .)
 endif()
-install(FILES "${PROJECT_SOURCE_DIR}/LICENSE" DESTINATION .)
-install(FILES "${_llama_tree}/LICENSE" DESTINATION . RENAME LICENSE.llama.cpp)
+install(FILES "${PROJECT_SOURCE_DIR}/LICENSE" "${PROJECT_SOURCE_DIR}/CHANGELOG.md" DESTINATION .)
+# The licences of what the tools carry: llama.cpp's, and those its own licence list names
+# (cmake/license.cmake upstream: cpp-httplib in llama-server, nlohmann/json in llama-common). The
+# other vendored headers (stb_image, miniaudio, subprocess.h) are public domain or Unlicense.
+set(LLAMA_SCATTER_RELEASE_LICENSES
+    "LICENSE.llama.cpp=${_llama_tree}/LICENSE"
+    "LICENSE.cpp-httplib=${_llama_tree}/vendor/cpp-httplib/LICENSE"
+    "LICENSE.jsonhpp=${_llama_tree}/licenses/LICENSE-jsonhpp")
+foreach(_licence IN LISTS LLAMA_SCATTER_RELEASE_LICENSES)
+    string(REGEX MATCH "^([^=]+)=(.*)$" _ "${_licence}")
+    if(NOT EXISTS "${CMAKE_MATCH_2}")
+        message(FATAL_ERROR "No ${CMAKE_MATCH_2}: the release ships that licence as ${CMAKE_MATCH_1} (cmake/Release.cmake)")
+    endif()
+    install(FILES "${CMAKE_MATCH_2}" DESTINATION . RENAME "${CMAKE_MATCH_1}")
+endforeach()
 
 set(CPACK_PACKAGE_NAME "llama-scatter")
 set(CPACK_PACKAGE_VERSION "${PROJECT_VERSION}")
@@ -35,7 +48,7 @@ set(CPACK_PACKAGE_VENDOR "llama-scatter")
 # The package's Maintainer field needs an address; the project has none public yet (CONTRIBUTING.md,
 # "The Rust crates": no public URL), so a reserved, unreachable one stands in for it.
 set(CPACK_PACKAGE_CONTACT "llama-scatter maintainers <maintainers@llama-scatter.invalid>")
-set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "llama.cpp's llama-server, llama-cli and llama-completion with the scatter sampler")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "llama.cpp's server and command-line tools with the scatter sampler")
 set(CPACK_PACKAGE_DIRECTORY "${PROJECT_BINARY_DIR}/packages")
 set(CPACK_STRIP_FILES ON)
 set(CPACK_THREADS 0)
@@ -90,11 +103,28 @@ if(_arch STREQUAL "arm64")
     # package in Debian 12's arm64 root and finds every library its programs need.
     set(CPACK_DEBIAN_PACKAGE_ARCHITECTURE arm64)
     set(CPACK_DEBIAN_PACKAGE_DEPENDS "libc6 (>= 2.34), libgcc-s1 (>= 4.2), libgomp1 (>= 6), libstdc++6 (>= 12)")
+    set(_deb_vulkan_words "")
 else()
     set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
     set(CPACK_DEBIAN_PACKAGE_SUGGESTS "mesa-vulkan-drivers")
+    set(_deb_vulkan_words "; its Vulkan backend is a module loaded where\na Vulkan driver is (AMD, Intel, NVIDIA)")
 endif()
 set(CPACK_DEBIAN_PACKAGE_SECTION "science")
+# The extended description (cpack puts CPACK_PACKAGE_DESCRIPTION_SUMMARY above it as the synopsis).
+set(CPACK_DEBIAN_PACKAGE_DESCRIPTION "llama-server (with its web UI), llama-cli and llama-completion of
+llama.cpp, patched to offer the scatter token sampler (the --scatter-*
+flags, the server's scatter_* request fields), and libllama_scatter,
+the sampler's C library, with its header, CMake package and pkg-config
+files. ggml's CPU backend comes in variants chosen at run time for the
+processor${_deb_vulkan_words}.
+Everything is in /opt/llama-scatter; the three commands are linked into
+/usr/bin.")
+# Debian's files of every package, which a package in /opt has too: /usr/share/doc/llama-scatter's
+# copyright (the licences above) and changelog.gz, and lintian's overrides of the tags that only say
+# the files are in /opt (packaging/debian-docs.cmake, run by cpack for the package only).
+set(CPACK_LLAMA_SCATTER_LICENSES "${LLAMA_SCATTER_RELEASE_LICENSES}")
+string(TIMESTAMP CPACK_LLAMA_SCATTER_DATE "%a, %d %b %Y %H:%M:%S +0000" UTC)
+set(CPACK_PRE_BUILD_SCRIPTS "${PROJECT_SOURCE_DIR}/packaging/debian-docs.cmake")
 set(CPACK_DEBIAN_PACKAGE_CONFLICTS "llama.cpp-tools")
 set(LLAMA_SCATTER_DEB_PREFIX "/opt/llama-scatter")
 set(LLAMA_SCATTER_DEB_TOOLS "llama-server llama-cli llama-completion")

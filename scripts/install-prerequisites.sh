@@ -20,7 +20,7 @@
 #   release    the `release` workflow: the vulkan group (the release carries ggml's Vulkan module, and
 #              its tests run it on lavapipe), and for its tests (packaging/tests/test_release.py) podman
 #              with runc to build and run packaging/Containerfile, mmdebstrap for its Debian base image
-#              (no registry is needed)
+#              (no registry is needed), lintian to check the Debian package as Debian's tools do
 #   windows    the `release-windows` workflow: MinGW-w64's cross compiler with POSIX threads (GCC 12,
 #              what llama.cpp's std::thread needs), Wine 8 to run its tests (wine64; its program is in
 #              /usr/lib/wine, scripts/wine-run.sh finds it), and Rust's x86_64-pc-windows-gnu target
@@ -45,7 +45,7 @@ build_packages=(cmake ninja-build build-essential clang libclang-dev pkg-config 
                 python3 python3-pip python3-venv ccache)
 browser_packages=(chromium fonts-liberation)
 hardening_packages=(valgrind)
-release_packages=(podman runc mmdebstrap)
+release_packages=(podman runc mmdebstrap lintian)
 windows_packages=(g++-mingw-w64-x86-64-posix gcc-mingw-w64-x86-64-posix wine64)
 arm64_packages=(g++-aarch64-linux-gnu gcc-aarch64-linux-gnu qemu-user-static binfmt-support arch-test)
 vulkan_packages=(glslc libvulkan1 libvulkan-dev spirv-headers vulkan-tools)

@@ -1,12 +1,14 @@
 """The portable release as a user gets it (cmake/Release.cmake, README "Get it"):
 
-  archive  the .tar.gz extracted into a fresh folder, moved, and its llama-server run with a clean
+  archive  the .tar.gz extracted into a fresh folder (its programs and libraries stripped, its
+           licences and CHANGELOG there), moved, and its llama-server run with a clean
            environment (env -i): /health, a request with scatter_* fields that its
            generation_settings show, the web UI's page, the CPU variant ggml loaded here, and the
            Vulkan module finding Mesa's lavapipe
   vulkan   the archive on lavapipe with -ngl 99 -bs: the model and scatter on Vulkan0 (a release
            check, CTest's release_vulkan_offload, left out of the release workflow's tests)
-  deb      the .deb's control and files (dpkg-deb -I/-c), then unpacked into a scratch root and
+  deb      the .deb's control and files (dpkg-deb -I/-c), its copyright file holding every licence,
+           lintian's verdict (no error, no warning), then unpacked into a scratch root and
            run the same way, then installed with apt in Debian 12 (libvulkan1 comes with it; no
            driver: the tools say so)
   image    the archive in Debian 12's minimal root (no Vulkan loader: the tools say so), then
@@ -54,6 +56,11 @@ DEB = os.path.join(PACKAGES, f"llama-scatter_{VERSION}_{DEB_ARCH}.deb")
 TOOLS = ["llama-server", "llama-cli", "llama-completion"]
 VARIANTS = sorted(os.environ.get("LLAMA_SCATTER_CPU_VARIANTS", "").split())
 DEB_PREFIX = "opt/llama-scatter"
+# The licences of what the release carries (cmake/Release.cmake), beside its README and CHANGELOG.
+LICENSES = ["LICENSE", "LICENSE.llama.cpp", "LICENSE.cpp-httplib", "LICENSE.jsonhpp"]
+# The package's files outside DEB_PREFIX, under its own name (packaging/debian-docs.cmake).
+DEB_DOC = "usr/share/doc/llama-scatter"
+DEB_OWN_FILES = [f"{DEB_DOC}/copyright", f"{DEB_DOC}/changelog.gz", "usr/share/lintian/overrides/llama-scatter"]
 # Nothing of the build tree may be reached: not CTest's library path either.
 os.environ.pop("LD_LIBRARY_PATH", None)
 WORK = tempfile.mkdtemp(prefix="release-test-")
@@ -91,8 +98,8 @@ REQUEST = {"prompt": "Once upon a time", "n_predict": 8, "seed": 1, "scatter_pre
 def the_release_holds_what_a_user_needs():
     for path in [*(f"bin/{tool}" for tool in TOOLS), f"lib/libllama_scatter.so.{VERSION}", "lib/libllama_scatter.a",
                  "include/llama-scatter.h", "include/llama.h", "lib/cmake/llama_scatter/llama_scatterConfig.cmake",
-                 "lib/pkgconfig/llama-scatter.pc", "lib/pkgconfig/llama.pc", "LICENSE", "LICENSE.llama.cpp",
-                 "README.md", "share/llama-scatter/sillytavern/llama-scatter/manifest.json"]:
+                 "lib/pkgconfig/llama-scatter.pc", "lib/pkgconfig/llama.pc", *LICENSES, "README.md", "CHANGELOG.md",
+                 "share/llama-scatter/sillytavern/llama-scatter/manifest.json"]:
         check(os.path.exists(os.path.join(RELEASE, path)), f"the release has no {path}")
     variants = sorted(re.fullmatch(r"libggml-cpu-(.+)\.so", name).group(1)
                       for name in os.listdir(os.path.join(RELEASE, "bin")) if name.startswith("libggml-cpu-"))
@@ -103,6 +110,24 @@ def the_release_holds_what_a_user_needs():
           "x64's release has a Vulkan module, arm64's none")
     with open(os.path.join(RELEASE, "lib", "pkgconfig", "llama.pc")) as f:
         check("prefix=${pcfiledir}/../.." in f.read(), "llama.pc names a fixed prefix")
+
+
+def the_release_is_stripped():
+    """No program or shared library carries debug information or a symbol table beyond what it exports,
+    nor the static library debug information: cpack strips llama.cpp's, cmake/Install.cmake the
+    library cargo built (whose release profile keeps line tables)."""
+    for folder in ("bin", "lib"):
+        for name in sorted(os.listdir(os.path.join(RELEASE, folder))):
+            path = os.path.join(RELEASE, folder, name)
+            if os.path.islink(path) or not os.path.isfile(path):
+                continue
+            with open(path, "rb") as f:
+                magic = f.read(8)
+            if magic[:4] != b"\x7fELF" and magic != b"!<arch>\n":
+                continue
+            sections = subprocess.run(["readelf", "-S", "-W", path], capture_output=True, text=True, check=True).stdout
+            check(".debug_" not in sections, f"{folder}/{name} carries debug information")
+            check(magic != b"\x7fELF" or ".symtab" not in sections, f"{folder}/{name} carries a symbol table")
 
 
 # arm64's server runs with the README's --scatter-preset creative: creative_fields reads it back.
@@ -232,8 +257,30 @@ def the_deb_declares_what_it_needs():
           f"no postinst/prerm (the commands in /usr/bin):\n{info}")
     listing = subprocess.run(["dpkg-deb", "-c", DEB], capture_output=True, text=True, check=True).stdout
     paths = [line.split()[5] for line in listing.splitlines()]
-    outside = [p for p in paths if not (p.startswith(f"./{DEB_PREFIX}/") or f"./{DEB_PREFIX}/".startswith(p))]
+    own = [f"./{path}" for path in DEB_OWN_FILES]
+    outside = [p for p in paths if not (p.startswith(f"./{DEB_PREFIX}/") or f"./{DEB_PREFIX}/".startswith(p)
+                                        or p in own or any(path.startswith(p) for path in own))]
     check(not outside, f"files outside /{DEB_PREFIX} (they could collide with Debian's llama.cpp): {outside[:10]}")
+    for path in own:
+        check(path in paths, f"the package has no /{path[2:]}")
+    check(re.search(r"^ Description: .+\n(  .+\n)+", info, re.M), f"no extended description:\n{info}")
+
+
+def the_deb_states_its_licences():
+    """/usr/share/doc/llama-scatter/copyright holds each licence the release ships, whole."""
+    with open(os.path.join(WORK, "root", DEB_DOC, "copyright")) as f:
+        copyright_file = f.read()
+    for name in LICENSES:
+        with open(os.path.join(RELEASE, name)) as f:
+            check(f.read() in copyright_file, f"/{DEB_DOC}/copyright lacks {name}")
+
+
+def lintian_passes():
+    """lintian, Debian's package checker, as a repository or a careful user runs it: no error, no warning
+    (its overrides, packaging/debian-docs.cmake: the files are in /opt)."""
+    linted = subprocess.run(["lintian", "--fail-on", "error,warning", "--tag-display-limit", "0", DEB],
+                            capture_output=True, text=True)
+    check(linted.returncode == 0, f"lintian ({linted.returncode}):\n{linted.stdout[-3000:]}{linted.stderr[-1000:]}")
 
 
 def podman(*args, **kwargs):
@@ -288,7 +335,7 @@ def the_context_holds_the_server_only():
     for path in files:
         check(not re.search(r"\.a$|^include/|^lib/(cmake|pkgconfig)/|llama-(cli|completion)|libggml-vulkan", path),
               f"the context holds {path}, which the server does not need")
-    for path in ["bin/llama-server", f"lib/libllama_scatter.so.{VERSION}", "LICENSE", "LICENSE.llama.cpp",
+    for path in ["bin/llama-server", f"lib/libllama_scatter.so.{VERSION}", *LICENSES,
                  *(f"bin/libggml-cpu-{variant}.so" for variant in VARIANTS)]:
         check(path in files, f"the context has no {path}")
 
@@ -431,6 +478,7 @@ try:
         reason = podman_reason()
         check(reason is None, f"the arm64 root cannot run here: {reason}")
         run_tests([("the archive holds what a user needs", the_release_holds_what_a_user_needs),
+                   ("the archive's programs and libraries are stripped", the_release_is_stripped),
                    ("the archive serves scatter in Debian 12's arm64 root", the_archive_serves_in_the_arm64_root)])
     elif MODE == "deb" and ARCH == "arm64":
         reason = podman_reason()
@@ -438,12 +486,15 @@ try:
         run_tests([("the package declares its architecture, dependencies, conflict and files",
                     the_deb_declares_what_it_needs),
                    ("the unpacked package holds what a user needs", the_release_holds_what_a_user_needs),
+                   ("the package states every licence", the_deb_states_its_licences),
+                   ("lintian passes the package", lintian_passes),
                    ("apt installs the package in Debian 12's arm64 root, whose llama-completion runs scatter",
                     apt_installs_the_deb),
                    ("the apt-installed package's llama-server serves scatter in Debian 12's arm64 root",
                     the_apt_installed_package_serves_in_the_arm64_root)])
     elif MODE == "archive":
         run_tests([("the archive holds what a user needs", the_release_holds_what_a_user_needs),
+                   ("the archive's programs and libraries are stripped", the_release_is_stripped),
                    ("the moved archive serves scatter with a clean environment",
                     lambda: served_with_a_clean_environment(RELEASE)),
                    ("the moved archive's Vulkan module finds lavapipe", lists_lavapipe)])
@@ -453,6 +504,8 @@ try:
     elif MODE == "deb":
         tests = [("the package declares its dependencies, conflict and files", the_deb_declares_what_it_needs),
                  ("the unpacked package holds what a user needs", the_release_holds_what_a_user_needs),
+                 ("the package states every licence", the_deb_states_its_licences),
+                 ("lintian passes the package", lintian_passes),
                  ("the unpacked package serves scatter with a clean environment",
                   lambda: served_with_a_clean_environment(RELEASE))]
         reason = podman_reason()

@@ -66,7 +66,8 @@ def the_zip_holds_what_a_user_needs():
                  "libstdc++-6.dll", "libgomp-1.dll", "lib/libllama_scatter.dll.a", "lib/llama_scatter.lib",
                  "lib/libllama_scatter.a", "include/llama-scatter.h", "include/llama.h",
                  "lib/cmake/llama_scatter/llama_scatterConfig.cmake", "lib/pkgconfig/llama-scatter.pc", "LICENSE",
-                 "LICENSE.llama.cpp", "README.md", "share/llama-scatter/sillytavern/llama-scatter/manifest.json"]:
+                 "LICENSE.llama.cpp", "LICENSE.cpp-httplib", "LICENSE.jsonhpp", "CHANGELOG.md", "README.md",
+                 "share/llama-scatter/sillytavern/llama-scatter/manifest.json"]:
         check(os.path.isfile(os.path.join(RELEASE, path)), f"the zip has no {path}")
     check(not os.path.exists(os.path.join(RELEASE, "bcryptprimitives.dll")), "the zip carries the tests' bcryptprimitives.dll")
     variants = sorted(re.fullmatch(r"ggml-cpu-(.+)\.dll", name).group(1)
@@ -86,9 +87,10 @@ def every_dll_a_program_needs_is_in_the_zip_or_windows():
         check(not missing, f"{name} imports {missing}, neither in the zip nor part of Windows")
 
 
-def the_runtime_dlls_are_stripped():
-    """MinGW's runtime DLLs carry no debug information (Debian's libstdc++-6.dll has 21 MB of it)."""
-    for name in ("libstdc++-6.dll", "libgcc_s_seh-1.dll", "libgomp-1.dll", "libwinpthread-1.dll"):
+def the_dlls_and_the_library_are_stripped():
+    """MinGW's runtime DLLs carry no debug information (Debian's libstdc++-6.dll has 21 MB of it), nor
+    does the library's DLL (cmake/Install.cmake strips what cargo built)."""
+    for name in ("libstdc++-6.dll", "libgcc_s_seh-1.dll", "libgomp-1.dll", "libwinpthread-1.dll", "llama_scatter.dll"):
         sections = subprocess.run([OBJDUMP, "-h", os.path.join(RELEASE, name)], capture_output=True, text=True,
                                   check=True).stdout
         check(".debug_" not in sections, f"{name} carries debug information")
@@ -167,7 +169,7 @@ try:
     run_tests([("the zip holds what a user needs", the_zip_holds_what_a_user_needs),
                ("every DLL a program imports is in the zip or part of Windows",
                 every_dll_a_program_needs_is_in_the_zip_or_windows),
-               ("MinGW's runtime DLLs are stripped", the_runtime_dlls_are_stripped),
+               ("MinGW's runtime DLLs and the library are stripped", the_dlls_and_the_library_are_stripped),
                ("llama_scatter.dll and llama_scatter.lib carry the header's functions",
                 the_library_exports_the_header_functions),
                ("llama-server.exe serves scatter under Wine", serves_scatter),
