@@ -65,6 +65,14 @@ def version_and_layout():
     check("libllama_scatter.so" in maps, "libllama_scatter is not loaded")
 
 
+def the_library_is_stripped():
+    """The wheel's library carries no debug information or symbol table beyond its exports (python/CMakeLists.txt
+    strips it: 5 MB of the release profile's line tables and symbols otherwise)."""
+    library = os.path.join(os.path.dirname(llama_scatter.__file__), "libllama_scatter.so")
+    sections = subprocess.run(["readelf", "-S", "-W", library], capture_output=True, text=True, check=True).stdout
+    check(".debug_" not in sections and ".symtab" not in sections, f"{library} is not stripped:\n{sections[-2000:]}")
+
+
 def kernels_follow_the_cpu():
     """The wheel's library is compiled for any x86-64 and picks its x86-64-v3 build where the CPU has
     it (flags as Linux names them: abm is LZCNT), the baseline when LLAMA_SCATTER_KERNELS=baseline."""
@@ -196,6 +204,7 @@ def example_runs():
 
 
 for name, test in [("version and layout agree with the header; one libllama", version_and_layout),
+                   ("the wheel's library is stripped", the_library_is_stripped),
                    ("the kernels follow the CPU and LLAMA_SCATTER_KERNELS", kernels_follow_the_cpu),
                    ("parameters, presets and bad values", parameters_and_bad_values),
                    ("low-level chain: greedy text unchanged by every preset", low_level_chain_keeps_greedy_text),
