@@ -116,18 +116,40 @@ def the_release_is_stripped():
     """No program or shared library carries debug information or a symbol table beyond what it exports,
     nor the static library debug information: cpack strips llama.cpp's, cmake/Install.cmake the
     library cargo built (whose release profile keeps line tables)."""
+    for name, path in [*elf_files(), ("lib/libllama_scatter.a", os.path.join(RELEASE, "lib", "libllama_scatter.a"))]:
+        sections = subprocess.run(["readelf", "-S", "-W", path], capture_output=True, text=True, check=True).stdout
+        check(".debug_" not in sections, f"{name} carries debug information")
+        check(name.endswith(".a") or ".symtab" not in sections, f"{name} carries a symbol table")
+
+
+def elf_files():
+    """The release's programs and shared libraries: ELF files under bin/ and lib/, links left out."""
     for folder in ("bin", "lib"):
         for name in sorted(os.listdir(os.path.join(RELEASE, folder))):
             path = os.path.join(RELEASE, folder, name)
-            if os.path.islink(path) or not os.path.isfile(path):
-                continue
-            with open(path, "rb") as f:
-                magic = f.read(8)
-            if magic[:4] != b"\x7fELF" and magic != b"!<arch>\n":
-                continue
-            sections = subprocess.run(["readelf", "-S", "-W", path], capture_output=True, text=True, check=True).stdout
-            check(".debug_" not in sections, f"{folder}/{name} carries debug information")
-            check(magic != b"\x7fELF" or ".symtab" not in sections, f"{folder}/{name} carries a symbol table")
+            if not os.path.islink(path) and os.path.isfile(path):
+                with open(path, "rb") as f:
+                    if f.read(4) == b"\x7fELF":
+                        yield f"{folder}/{name}", path
+
+
+def the_release_is_hardened():
+    """Every program and shared library has its relocations read-only and bound at load (RELRO, BIND_NOW),
+    and llama.cpp's, built with a stack protector and fortified libc calls, call their checks
+    (cmake/LlamaCpp.cmake: Debian 12's hardening=+all)."""
+    checked = set()
+    for name, path in elf_files():
+        dynamic = subprocess.run(["readelf", "-d", "-l", "-W", path], capture_output=True, text=True, check=True).stdout
+        check("GNU_RELRO" in dynamic, f"{name} has no read-only relocations (GNU_RELRO)")
+        check(re.search(r"\(FLAGS(_1)?\).*\b(BIND_)?NOW\b", dynamic), f"{name} is not bound at load (BIND_NOW)")
+        if re.fullmatch(r"lib/lib(llama|llama-common|llama-server-impl|ggml-base)\.so[.\d]*", name):
+            symbols = subprocess.run(["readelf", "--dyn-syms", "-W", path], capture_output=True, text=True,
+                                     check=True).stdout
+            check("__stack_chk_fail" in symbols, f"{name} has no stack protector (__stack_chk_fail)")
+            check(re.search(r"\b__\w+_chk\b", symbols.replace("__stack_chk_fail", "")),
+                  f"{name} calls no fortified libc function (__*_chk)")
+            checked.add(re.sub(r"\.so[.\d]*$", "", name))
+    check(len(checked) == 4, f"checked the stack protector of {sorted(checked)}, not of llama.cpp's four libraries")
 
 
 # arm64's server runs with the README's --scatter-preset creative: creative_fields reads it back.
@@ -479,6 +501,7 @@ try:
         check(reason is None, f"the arm64 root cannot run here: {reason}")
         run_tests([("the archive holds what a user needs", the_release_holds_what_a_user_needs),
                    ("the archive's programs and libraries are stripped", the_release_is_stripped),
+                   ("the archive's programs and libraries are hardened", the_release_is_hardened),
                    ("the archive serves scatter in Debian 12's arm64 root", the_archive_serves_in_the_arm64_root)])
     elif MODE == "deb" and ARCH == "arm64":
         reason = podman_reason()
@@ -495,6 +518,7 @@ try:
     elif MODE == "archive":
         run_tests([("the archive holds what a user needs", the_release_holds_what_a_user_needs),
                    ("the archive's programs and libraries are stripped", the_release_is_stripped),
+                   ("the archive's programs and libraries are hardened", the_release_is_hardened),
                    ("the moved archive serves scatter with a clean environment",
                     lambda: served_with_a_clean_environment(RELEASE)),
                    ("the moved archive's Vulkan module finds lavapipe", lists_lavapipe)])
